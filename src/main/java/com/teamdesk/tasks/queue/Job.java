@@ -1,0 +1,34 @@
+package com.teamdesk.tasks.queue;
+
+/**
+ * What a {@link JobProcessor} sees of one execution of a job. Valid only during that execution.
+ */
+public interface Job {
+
+    /** @return the job id */
+    String id();
+
+    /** @return the opaque payload given when the job was added */
+    String data();
+
+    /**
+     * @return executions of this job that ended in an error before this one: 0 on the first execution,
+     *         1 on the first retry, ... (the attempt number is {@code attemptsMade() + 1}, R3)
+     */
+    int attemptsMade();
+
+    /** @return executions started so far, this one and stalled ones included (1 on the first execution) */
+    int attemptsStarted();
+
+    /**
+     * Records progress on the job, checking atomically (one Lua script) that this execution still holds
+     * the job's lock (R6), then notifies the worker's listeners ({@link WorkerListener#progress}).
+     *
+     * @param percent progress in percent, 0-100
+     * @throws IllegalArgumentException if {@code percent} is outside 0-100
+     * @throws LockLostException        if the lock expired or was taken over by another execution; nothing
+     *                                  was written
+     * @throws redis.clients.jedis.exceptions.JedisException on a Redis error
+     */
+    void updateProgress(int percent);
+}

@@ -1,0 +1,27 @@
+package com.teamdesk.tasks.queue;
+
+import java.time.Instant;
+
+/**
+ * A snapshot of one job record as stored in Redis (see {@link Queue#getJob(String)}).
+ *
+ * @param id              the job id
+ * @param data            the opaque payload
+ * @param state           the current state
+ * @param attemptsMade    executions that ended in an error so far (stalled executions and the completing
+ *                        execution are not counted; a job completing on its third execution shows 2)
+ * @param attemptsStarted executions started so far, stalled ones included
+ * @param maxAttempts     the job's {@link JobOptions#attempts()}
+ * @param stalledCounter  how often the job was found stalled (R6)
+ * @param progress        last reported progress, 0-100
+ * @param failedReason    message of the last error, or null if none
+ * @param exhausted       true only when {@code state == FAILED}: attempts used up, unrecoverable error, or
+ *                        stalled more than allowed (R21)
+ * @param addedAt         when the job was added (Redis server clock)
+ * @param processedAt     when the latest execution started, or null if never
+ * @param finishedAt      when the job completed or failed for good, or null if not finished
+ */
+public record JobRecord(String id, String data, JobState state, int attemptsMade, int attemptsStarted,
+                        int maxAttempts, int stalledCounter, int progress, String failedReason, boolean exhausted,
+                        Instant addedAt, Instant processedAt, Instant finishedAt) {
+}

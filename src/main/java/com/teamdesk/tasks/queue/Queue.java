@@ -1,0 +1,115 @@
+package com.teamdesk.tasks.queue;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * Producer and operator view of one queue: adds jobs and looks them up. Thread-safe; one instance can be
+ * shared. Every state change is one atomic Lua script (see {@code docs/queue.md}).
+ *
+ * <p>Redis errors surface as unchecked {@link redis.clients.jedis.exceptions.JedisException}s.
+ */
+public final class Queue {
+
+    /**
+     * @param redis     a pooled client such as {@code redis.clients.jedis.RedisClient}; not closed by this class
+     * @param prefix    key prefix, e.g. {@code teamdesk}
+     * @param queueName queue name, without {@code ':'}
+     * @throws IllegalArgumentException if a name is invalid (see {@link QueueKeys})
+     * @throws NullPointerException     if an argument is null
+     */
+    public Queue(UnifiedJedis redis, String prefix, String queueName) {
+        throw new UnsupportedOperationException("not implemented yet");
+    }
+
+    /** @return the key names of this queue */
+    public QueueKeys keys() {
+        throw new UnsupportedOperationException("not implemented yet");
+    }
+
+    /**
+     * Adds a job unless its id already exists in any state, retained completed/failed records included
+     * (R2): then nothing is changed and {@link AddResult#DUPLICATE} is returned. With a delay the job is
+     * DELAYED until due, otherwise WAITING. One Lua script.
+     *
+     * @param jobId   caller-chosen id, non-empty, without {@code ':'} (e.g. {@code "<task>-<run>"}, R1)
+     * @param data    opaque payload
+     * @param options attempts, backoff, delay and retention
+     * @return ADDED or DUPLICATE
+     * @throws IllegalArgumentException if the id is invalid
+     * @throws NullPointerException     if an argument is null
+     */
+    public AddResult add(String jobId, String data, JobOptions options) {
+        throw new UnsupportedOperationException("not implemented yet");
+    }
+
+    /**
+     * Adds several jobs in one pipelined round trip; each is added as by {@link #add}, in list order (so a
+     * repeated id in the same list is a DUPLICATE).
+     *
+     * @param jobs the jobs
+     * @return one result per job, in the same order
+     * @throws IllegalArgumentException if an id is invalid (then nothing was sent)
+     * @throws NullPointerException     if the list or an element is null
+     */
+    public List<AddResult> addBulk(List<NewJob> jobs) {
+        throw new UnsupportedOperationException("not implemented yet");
+    }
+
+    /**
+     * @param jobId the job id
+     * @return the job record, or empty if there is none (never added, removed, or trimmed by retention)
+     * @throws NullPointerException if the id is null
+     */
+    public Optional<JobRecord> getJob(String jobId) {
+        throw new UnsupportedOperationException("not implemented yet");
+    }
+
+    /**
+     * Deletes a job record, its lock and its membership in every list and set (operators and tests).
+     * Refused for an ACTIVE job whose lock is still live.
+     *
+     * @param jobId the job id
+     * @return true if a record was deleted; false if there was none or it is active with a live lock
+     * @throws NullPointerException if the id is null
+     */
+    public boolean remove(String jobId) {
+        throw new UnsupportedOperationException("not implemented yet");
+    }
+
+    /**
+     * @return the number of jobs in each state (every {@link JobState} present), read in one script
+     */
+    public Map<JobState, Long> counts() {
+        throw new UnsupportedOperationException("not implemented yet");
+    }
+
+    /**
+     * Enforces retention on completed and failed records now (R5), with the retention of the most
+     * recently finished job of each set; waiting, active and delayed jobs are never touched. Workers call
+     * this periodically, so it also happens while the queue is idle.
+     *
+     * @return how many records were removed
+     */
+    public int trimRetention() {
+        throw new UnsupportedOperationException("not implemented yet");
+    }
+
+    /**
+     * @return ids of workers whose heartbeat key is live (R22)
+     */
+    public Set<String> liveWorkers() {
+        throw new UnsupportedOperationException("not implemented yet");
+    }
+
+    /**
+     * Deletes every key of this queue (tests). Not atomic: do not run it while workers of the queue run.
+     */
+    public void obliterate() {
+        throw new UnsupportedOperationException("not implemented yet");
+    }
+}

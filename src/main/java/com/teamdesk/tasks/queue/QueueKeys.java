@@ -1,0 +1,141 @@
+package com.teamdesk.tasks.queue;
+
+import java.util.Objects;
+
+/**
+ * The one place that names the Redis keys of a queue: every key is {@code <prefix>:<queueName>:<suffix>}.
+ * See {@code docs/queue.md} for each key's type, contents and TTL.
+ *
+ * <p>All keys of one queue must live on one Redis node; on Redis Cluster use a hash-tagged prefix such
+ * as {@code {teamdesk}}.
+ */
+public final class QueueKeys {
+
+    private final String base;
+
+    /**
+     * @param prefix    key prefix, non-empty (e.g. {@code teamdesk})
+     * @param queueName queue name, non-empty, without {@code ':'}
+     * @throws IllegalArgumentException if a name is empty or the queue name contains {@code ':'}
+     * @throws NullPointerException     if a name is null
+     */
+    public QueueKeys(String prefix, String queueName) {
+        Objects.requireNonNull(prefix, "prefix");
+        Objects.requireNonNull(queueName, "queueName");
+        if (prefix.isEmpty() || queueName.isEmpty()) {
+            throw new IllegalArgumentException("prefix and queueName must not be empty");
+        }
+        if (queueName.indexOf(':') >= 0) {
+            throw new IllegalArgumentException("queueName must not contain ':': " + queueName);
+        }
+        this.base = prefix + ":" + queueName + ":";
+    }
+
+    /**
+     * Checks a caller-chosen job id. A {@code ':'} would let a job key collide with another job's lock key.
+     *
+     * @param jobId the id
+     * @return the id
+     * @throws IllegalArgumentException if the id is empty or contains {@code ':'}
+     * @throws NullPointerException     if the id is null
+     */
+    public static String requireValidJobId(String jobId) {
+        Objects.requireNonNull(jobId, "jobId");
+        if (jobId.isEmpty() || jobId.indexOf(':') >= 0) {
+            throw new IllegalArgumentException("job id must be non-empty and must not contain ':': " + jobId);
+        }
+        return jobId;
+    }
+
+    /** @return {@code <prefix>:<queue>:}, the start of every key of this queue */
+    public String base() {
+        return base;
+    }
+
+    /** @return LIST of waiting job ids, oldest first */
+    public String waiting() {
+        return base + "wait";
+    }
+
+    /** @return SET of active job ids */
+    public String active() {
+        return base + "active";
+    }
+
+    /** @return ZSET of delayed job ids scored by due time (epoch ms) */
+    public String delayed() {
+        return base + "delayed";
+    }
+
+    /** @return ZSET of completed job ids scored by finish time (epoch ms) */
+    public String completed() {
+        return base + "completed";
+    }
+
+    /** @return ZSET of failed job ids scored by finish time (epoch ms) */
+    public String failed() {
+        return base + "failed";
+    }
+
+    /** @return ZSET with at most one member, the wake-up marker blocked workers wait on (BZPOPMIN) */
+    public String marker() {
+        return base + "marker";
+    }
+
+    /** @return HASH of queue-wide state: the retention last applied to completed and failed records */
+    public String meta() {
+        return base + "meta";
+    }
+
+    /** @return STRING guard (SET NX PX) so that one stalled check runs per interval across workers */
+    public String stalledCheck() {
+        return base + "stalled-check";
+    }
+
+    /** @return STRING guard (SET NX PX) so that one periodic retention trim runs per interval across workers */
+    public String retentionCheck() {
+        return base + "retention-check";
+    }
+
+    /** @return SET of worker ids that have published a heartbeat (dead ones pruned on read) */
+    public String workers() {
+        return base + "workers";
+    }
+
+    /**
+     * @param workerId the worker id
+     * @return STRING heartbeat of one worker, with a TTL (R22)
+     */
+    public String worker(String workerId) {
+        return base + "workers:" + workerId;
+    }
+
+    /**
+     * @param workerId the worker id
+     * @return ZSET a closing worker writes to wake its own blocked fetch
+     */
+    public String wake(String workerId) {
+        return base + "wake:" + workerId;
+    }
+
+    /** @return {@code <prefix>:<queue>:job:}, the start of every job key (scripts append the job id) */
+    public String jobPrefix() {
+        return base + "job:";
+    }
+
+    /**
+     * @param jobId the job id
+     * @return HASH of one job record
+     */
+    public String job(String jobId) {
+        return jobPrefix() + jobId;
+    }
+
+    /**
+     * @param jobId the job id
+     * @return STRING lock of an active job: the owning execution's token, with a TTL (R6)
+     */
+    public String lock(String jobId) {
+        return job(jobId) + ":lock";
+    }
+}

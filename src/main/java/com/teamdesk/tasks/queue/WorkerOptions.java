@@ -1,0 +1,130 @@
+package com.teamdesk.tasks.queue;
+
+/**
+ * Settings of a {@link Worker}. All durations in milliseconds.
+ *
+ * @param concurrency             jobs processed at the same time by this worker, {@code >= 1}
+ * @param lockDurationMs          TTL of a job's lock (R6), {@code > 0}; default 30000
+ * @param lockRenewMs             how often the locks of in-flight jobs are extended, {@code 0 < lockRenewMs < lockDurationMs};
+ *                                default 15000
+ * @param stalledIntervalMs       how often the stalled check runs (at most once per interval across all workers of
+ *                                the queue), {@code > 0}; default 30000
+ * @param maxStalledCount         how often a job may stall before it fails for good, {@code >= 0}; default 1
+ * @param retentionTrimIntervalMs how often retention is enforced even while idle (R5), {@code > 0}; default 60000
+ * @param heartbeatTtlMs          TTL of the worker's heartbeat key (R22), refreshed every third of it, {@code >= 3};
+ *                                default 15000
+ */
+public record WorkerOptions(int concurrency, long lockDurationMs, long lockRenewMs, long stalledIntervalMs,
+                            int maxStalledCount, long retentionTrimIntervalMs, long heartbeatTtlMs) {
+
+    /** Worker tasks besides the processing slots: fetch loop, lock renewal, housekeeping, heartbeat. */
+    static final int INTERNAL_TASKS = 3 + 1;
+
+    /**
+     * @throws IllegalArgumentException if a value is out of range
+     */
+    public WorkerOptions {
+        require(concurrency >= 1, "concurrency must be >= 1");
+        require(lockDurationMs > 0, "lockDurationMs must be > 0");
+        require(lockRenewMs > 0 && lockRenewMs < lockDurationMs, "lockRenewMs must be > 0 and < lockDurationMs");
+        require(stalledIntervalMs > 0, "stalledIntervalMs must be > 0");
+        require(maxStalledCount >= 0, "maxStalledCount must be >= 0");
+        require(retentionTrimIntervalMs > 0, "retentionTrimIntervalMs must be > 0");
+        require(heartbeatTtlMs >= 3, "heartbeatTtlMs must be >= 3");
+    }
+
+    private static void require(boolean ok, String message) {
+        if (!ok) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+
+    /**
+     * Concurrency 1, lock 30000 ms renewed every 15000 ms, stalled check every 30000 ms, maxStalledCount 1,
+     * retention trim every 60000 ms, heartbeat TTL 15000 ms (R6, R5, R22).
+     *
+     * @return the defaults
+     */
+    public static WorkerOptions defaults() {
+        return new WorkerOptions(1, 30_000, 15_000, 30_000, 1, 60_000, 15_000);
+    }
+
+    /**
+     * @return how many tasks the worker's executor must be able to run at the same time:
+     *         {@code concurrency + 4} (processing slots, fetch loop, lock renewal, housekeeping, heartbeat)
+     */
+    public int requiredThreads() {
+        return concurrency + INTERNAL_TASKS;
+    }
+
+    /**
+     * @return how many pooled Redis connections the worker may use at the same time: {@code concurrency + 4};
+     *         size the client's pool to at least this plus what producers on the same client need
+     */
+    public int requiredConnections() {
+        return concurrency + INTERNAL_TASKS;
+    }
+
+    /**
+     * @param v jobs processed at the same time
+     * @return a copy with {@code concurrency = v}
+     */
+    public WorkerOptions withConcurrency(int v) {
+        return new WorkerOptions(v, lockDurationMs, lockRenewMs, stalledIntervalMs, maxStalledCount,
+                retentionTrimIntervalMs, heartbeatTtlMs);
+    }
+
+    /**
+     * @param v lock TTL in ms
+     * @return a copy with {@code lockDurationMs = v}
+     */
+    public WorkerOptions withLockDurationMs(long v) {
+        return new WorkerOptions(concurrency, v, lockRenewMs, stalledIntervalMs, maxStalledCount,
+                retentionTrimIntervalMs, heartbeatTtlMs);
+    }
+
+    /**
+     * @param v lock renewal period in ms
+     * @return a copy with {@code lockRenewMs = v}
+     */
+    public WorkerOptions withLockRenewMs(long v) {
+        return new WorkerOptions(concurrency, lockDurationMs, v, stalledIntervalMs, maxStalledCount,
+                retentionTrimIntervalMs, heartbeatTtlMs);
+    }
+
+    /**
+     * @param v stalled check period in ms
+     * @return a copy with {@code stalledIntervalMs = v}
+     */
+    public WorkerOptions withStalledIntervalMs(long v) {
+        return new WorkerOptions(concurrency, lockDurationMs, lockRenewMs, v, maxStalledCount,
+                retentionTrimIntervalMs, heartbeatTtlMs);
+    }
+
+    /**
+     * @param v stalls allowed before failing
+     * @return a copy with {@code maxStalledCount = v}
+     */
+    public WorkerOptions withMaxStalledCount(int v) {
+        return new WorkerOptions(concurrency, lockDurationMs, lockRenewMs, stalledIntervalMs, v,
+                retentionTrimIntervalMs, heartbeatTtlMs);
+    }
+
+    /**
+     * @param v retention trim period in ms
+     * @return a copy with {@code retentionTrimIntervalMs = v}
+     */
+    public WorkerOptions withRetentionTrimIntervalMs(long v) {
+        return new WorkerOptions(concurrency, lockDurationMs, lockRenewMs, stalledIntervalMs, maxStalledCount,
+                v, heartbeatTtlMs);
+    }
+
+    /**
+     * @param v heartbeat TTL in ms
+     * @return a copy with {@code heartbeatTtlMs = v}
+     */
+    public WorkerOptions withHeartbeatTtlMs(long v) {
+        return new WorkerOptions(concurrency, lockDurationMs, lockRenewMs, stalledIntervalMs, maxStalledCount,
+                retentionTrimIntervalMs, v);
+    }
+}
