@@ -1,0 +1,81 @@
+package com.teamdesk.tasks.platform;
+
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.Resource;
+import jakarta.annotation.sql.DataSourceDefinition;
+import jakarta.ejb.Singleton;
+import jakarta.ejb.Startup;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.flywaydb.core.Flyway;
+
+/**
+ * Defines the application's datasource and migrates the schema with Flyway before any other
+ * startup bean runs (timer and worker beans are {@code @DependsOn} this one). Runs outside a
+ * JTA transaction: a container-managed singleton's {@code @PostConstruct} is otherwise
+ * transactional (PAYARA-NOTES). When {@code teamdesk.demo.seed=true} it also applies the
+ * idempotent demo seed ({@code demo/seed.sql}).
+ */
+@DataSourceDefinition(
+        name = SchemaMigration.DATASOURCE,
+        className = "org.postgresql.ds.PGSimpleDataSource",
+        url = "${MPCONFIG=teamdesk.db.url}",
+        user = "${MPCONFIG=teamdesk.db.user}",
+        password = "${MPCONFIG=teamdesk.db.password}",
+        minPoolSize = 2,
+        maxPoolSize = 40)
+@Singleton
+@Startup
+@TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+public class SchemaMigration {
+    /** JNDI name of the application's PostgreSQL datasource. */
+    public static final String DATASOURCE = "java:app/jdbc/teamdesk";
+
+    private static final Logger LOG = Logger.getLogger(SchemaMigration.class.getName());
+
+    @Resource(lookup = DATASOURCE)
+    DataSource dataSource;
+
+    @Inject
+    @ConfigProperty(name = "teamdesk.demo.seed", defaultValue = "false")
+    boolean demoSeed;
+
+    @PostConstruct
+    void migrate() {
+        var result = Flyway.configure()
+                .dataSource(dataSource)
+                .locations("classpath:db/migration")
+                .load()
+                .migrate();
+        LOG.info(() -> "Schema migrated: " + result.migrationsExecuted + " migration(s) applied, now at "
+                + result.targetSchemaVersion);
+        if (demoSeed) {
+            seedDemoData();
+        }
+    }
+
+    private void seedDemoData() {
+        try (InputStream in = SchemaMigration.class.getClassLoader().getResourceAsStream("demo/seed.sql")) {
+            if (in == null) {
+                throw new IllegalStateException("demo/seed.sql is missing from the WAR");
+            }
+            String sql = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            try (Connection c = dataSource.getConnection(); Statement st = c.createStatement()) {
+                st.execute(sql);
+            }
+            LOG.info("Demo data seeded (idempotent)");
+        } catch (IOException | SQLException e) {
+            throw new IllegalStateException("Demo seed failed: " + e.getMessage(), e);
+        }
+    }
+}

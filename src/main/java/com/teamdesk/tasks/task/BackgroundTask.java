@@ -1,0 +1,51 @@
+package com.teamdesk.tasks.task;
+
+import java.time.Instant;
+import java.util.UUID;
+
+/**
+ * One ledger row (SPEC "A background task"), as read in one statement. A record, so that two
+ * reads compare field by field: tests take a snapshot right after a claim and prove that a late
+ * execution changed nothing. The CSV itself is represented by {@code resultDigest} (hex SHA-256
+ * of the stored bytes, null when none) and {@code resultBytes}; read the bytes with
+ * {@link TaskLedger#readResult}.
+ *
+ * @param filters    the kind's validated input as JSON text (export filters + timeZone, or
+ *                   reminder ticketId/message/recipients)
+ * @param run        0-based run number; people see {@code run + 1}
+ * @param attempts   the current execution's attempt (queue attemptsMade + 1, R3); 0 before any
+ * @param progress   0-100
+ * @param executionId the lease (fencing token) allowed to write; null when none (R7, R8)
+ */
+public record BackgroundTask(
+        UUID id,
+        TaskKind kind,
+        UUID teamId,
+        UUID ownerId,
+        TaskScope scope,
+        String filters,
+        TaskStatus status,
+        int run,
+        int attempts,
+        int progress,
+        UUID executionId,
+        Instant dispatchedAt,
+        Instant runAt,
+        String lastError,
+        String resultDigest,
+        Integer resultBytes,
+        String resultSummary,
+        Instant expiresAt,
+        Instant createdAt,
+        Instant updatedAt) {
+
+    /** @return the queue job id of the current run, {@code "<id>-<run>"} (R1) */
+    public String jobId() {
+        return TaskJobId.of(id, run).toString();
+    }
+
+    /** @return true when a CSV is stored */
+    public boolean hasResult() {
+        return resultDigest != null;
+    }
+}

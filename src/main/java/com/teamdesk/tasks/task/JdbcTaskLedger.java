@@ -1,0 +1,376 @@
+package com.teamdesk.tasks.task;
+
+import com.teamdesk.tasks.platform.SchemaMigration;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.transaction.Transactional;
+import jakarta.transaction.Transactional.TxType;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/**
+ * The task ledger on PostgreSQL through JDBC. Every state change is ONE conditional statement
+ * whose row count is checked: 0 means the lease or the state moved on (R8), more than 1 is a bug
+ * and throws {@link IllegalStateException}. Methods join the caller's JTA transaction or run in
+ * their own ({@code REQUIRED}); {@link #completeReminder} must run inside the reminder's
+ * transaction ({@code MANDATORY}). Times are passed in from the caller's {@link java.time.Clock}.
+ * SQL errors surface as {@link LedgerException}.
+ */
+@ApplicationScoped
+@Transactional(TxType.REQUIRED)
+public class JdbcTaskLedger {
+
+    /** Columns of a {@link BackgroundTask}, in record order; also used in RETURNING clauses. */
+    static final String COLUMNS = "id, kind, team_id, owner_id, scope, filters::text, status, run, attempts, progress,"
+            + " execution_id, dispatched_at, run_at, last_error, encode(sha256(result_csv), 'hex'),"
+            + " octet_length(result_csv), result_summary, expires_at, created_at, updated_at";
+
+    private static final String LEASE = " WHERE id = ? AND run = ? AND execution_id = ? AND status = 'RUNNING'";
+
+    @Resource(lookup = SchemaMigration.DATASOURCE)
+    DataSource dataSource;
+
+    /** A new task as created by {@link TaskService}: WAITING, run 0, not dispatched. */
+    public void insert(UUID id, TaskKind kind, UUID teamId, UUID ownerId, TaskScope scope, String filtersJson,
+            Instant runAt, Instant now) {
+        update("INSERT INTO background_task (id, kind, team_id, owner_id, scope, filters, status, run, attempts,"
+                + " progress, run_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?::jsonb, 'WAITING', 0, 0, 0, ?, ?, ?)",
+                1, "insert", id, kind.name(), teamId, ownerId, scope.name(), filtersJson, runAt, now, now);
+    }
+
+    /** @return the row, or empty when no task has this id */
+    public Optional<BackgroundTask> find(UUID id) {
+        return queryOne("SELECT " + COLUMNS + " FROM background_task WHERE id = ?", id);
+    }
+
+    /**
+     * R7 claim: one conditional UPDATE on (id, run, status WAITING or RUNNING) that sets RUNNING, a
+     * fresh fencing token, {@code attempts = attemptsMade + 1} and progress 0. It may replace the
+     * token of a RUNNING row: that is how a new execution takes over from a stalled one.
+     *
+     * @param attemptsMade the queue's attemptsMade before this execution (R3)
+     * @return the claimed row and its lease; empty when 0 rows matched (an old run's message, or a
+     *         finished task), in which case the execution must return quietly
+     */
+    public Optional<Claim> claim(UUID taskId, int run, int attemptsMade, Instant now) {
+        UUID executionId = UUID.randomUUID();
+        Optional<BackgroundTask> row = queryOne("UPDATE background_task SET status = 'RUNNING', execution_id = ?,"
+                + " attempts = ?, progress = 0, updated_at = ?"
+                + " WHERE id = ? AND run = ? AND status IN ('WAITING', 'RUNNING') RETURNING " + COLUMNS,
+                executionId, attemptsMade + 1, now, taskId, run);
+        return row.map(t -> new Claim(t, new Lease(taskId, run, executionId, attemptsMade + 1)));
+    }
+
+    /**
+     * R8/R10: writes progress under the lease and moves {@code updatedAt}.
+     *
+     * @param progress 0-100
+     * @throws LeaseLost when the lease no longer matches
+     */
+    public void writeProgress(Lease lease, int progress, Instant now) {
+        leaseChecked(lease, "progress write", "UPDATE background_task SET progress = ?, updated_at = ?" + LEASE,
+                progress, now);
+    }
+
+    /**
+     * R13 final write of an export under the lease: the CSV (streamed from {@code csvFile}),
+     * summary, expiry, COMPLETED, progress 100, lease cleared.
+     *
+     * @throws LeaseLost when the count is not 1
+     */
+    public void completeExport(Lease lease, Path csvFile, String summary, Instant expiresAt, Instant now) {
+        String sql = "UPDATE background_task SET result_csv = ?, result_summary = ?, expires_at = ?,"
+                + " status = 'COMPLETED', progress = 100, execution_id = NULL, last_error = NULL, updated_at = ?" + LEASE;
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql);
+                InputStream in = Files.newInputStream(csvFile)) {
+            ps.setBinaryStream(1, in, Files.size(csvFile));
+            bind(ps, 2, summary, expiresAt, now, lease.taskId(), lease.run(), lease.executionId());
+            checkLease(lease, "result write", ps.executeUpdate());
+        } catch (SQLException e) {
+            throw new LedgerException("result write", e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * R14 completion of a reminder, inside the reminder's JTA transaction: COMPLETED, progress
+     * 100, lease cleared, under the lease.
+     *
+     * @throws LeaseLost when the count is not 1, so that the caller's transaction rolls back
+     */
+    @Transactional(TxType.MANDATORY)
+    public void completeReminder(Lease lease, Instant now) {
+        leaseChecked(lease, "reminder completion", "UPDATE background_task SET status = 'COMPLETED', progress = 100,"
+                + " execution_id = NULL, last_error = NULL, updated_at = ?" + LEASE, now);
+    }
+
+    /**
+     * Reads the row under the lease (no lock): used inside the reminder's transaction as an early
+     * exit. It never replaces the check at commit (R14).
+     *
+     * @throws LeaseLost when the lease no longer matches
+     */
+    public BackgroundTask readUnderLease(Lease lease) {
+        return queryOne("SELECT " + COLUMNS + " FROM background_task" + LEASE, lease.taskId(), lease.run(),
+                lease.executionId()).orElseThrow(() -> new LeaseLost(lease, "lease read"));
+    }
+
+    /**
+     * R11 failure report under the lease: FAILED ({@code isFinal}) or WAITING (will retry),
+     * lease cleared, {@code lastError} set.
+     *
+     * @return true when it matched 1 row; false when 0 (the report is not allowed: return quietly)
+     */
+    public boolean reportFailure(Lease lease, boolean isFinal, String lastError, Instant now) {
+        int n = update("UPDATE background_task SET status = ?, execution_id = NULL, last_error = ?, updated_at = ?" + LEASE,
+                -1, "failure report", isFinal ? "FAILED" : "WAITING", lastError, now, lease.taskId(), lease.run(),
+                lease.executionId());
+        return n == 1;
+    }
+
+    /**
+     * R16 manual retry: from FAILED at {@code expectedRun} to a new run {@code run + 1}, WAITING,
+     * every execution and result field reset, {@code runAt = now}.
+     *
+     * @return the new row, or empty when the task is no longer FAILED at that run
+     */
+    public Optional<BackgroundTask> retry(UUID taskId, int expectedRun, Instant now) {
+        return queryOne("UPDATE background_task SET run = run + 1, status = 'WAITING', progress = 0, attempts = 0,"
+                + " last_error = NULL, execution_id = NULL, dispatched_at = NULL, result_csv = NULL,"
+                + " result_summary = NULL, expires_at = NULL, run_at = ?, updated_at = ?"
+                + " WHERE id = ? AND run = ? AND status = 'FAILED' RETURNING " + COLUMNS, now, now, taskId, expectedRun);
+    }
+
+    /**
+     * R18: locks up to {@code limit} due, undispatched WAITING rows for the caller's transaction,
+     * skipping rows another sweep holds (safe on several instances).
+     *
+     * @param onlyTask restrict to one task (dispatch right after creation), or null for all
+     */
+    public List<TaskJobId> lockDueForDispatch(Instant now, int limit, UUID onlyTask) {
+        String sql = "SELECT id, run FROM background_task WHERE status = 'WAITING' AND dispatched_at IS NULL"
+                + " AND run_at <= ?" + (onlyTask == null ? "" : " AND id = ?")
+                + " ORDER BY run_at LIMIT ? FOR UPDATE SKIP LOCKED";
+        Object[] args = onlyTask == null ? new Object[] {now, limit} : new Object[] {now, onlyTask, limit};
+        return queryJobIds(sql, args);
+    }
+
+    /** R18: marks a locked run as handed to the queue. */
+    public void markDispatched(TaskJobId job, Instant now) {
+        update("UPDATE background_task SET dispatched_at = ?, updated_at = ? WHERE id = ? AND run = ?"
+                + " AND status = 'WAITING'", -1, "mark dispatched", now, now, job.taskId(), job.run());
+    }
+
+    /**
+     * R19: RUNNING rows whose last ledger write is older than {@code cutoff} go back to WAITING
+     * with lease and dispatch cleared. One statement; rows locked by others are skipped.
+     *
+     * @return the runs recovered
+     */
+    public List<TaskJobId> recoverStalled(Instant cutoff, int limit, Instant now) {
+        return queryJobIds("UPDATE background_task SET status = 'WAITING', execution_id = NULL, dispatched_at = NULL,"
+                + " updated_at = ? WHERE id IN (SELECT id FROM background_task WHERE status = 'RUNNING'"
+                + " AND updated_at < ? ORDER BY updated_at LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING id, run",
+                now, cutoff, limit);
+    }
+
+    /** R20: locks up to {@code limit} WAITING, dispatched rows not written since {@code cutoff}. */
+    public List<TaskJobId> lockDispatchedWaiting(Instant cutoff, int limit) {
+        return queryJobIds("SELECT id, run FROM background_task WHERE status = 'WAITING' AND dispatched_at IS NOT NULL"
+                + " AND updated_at < ? ORDER BY updated_at LIMIT ? FOR UPDATE SKIP LOCKED", cutoff, limit);
+    }
+
+    /** R20: the queue failed this run for good; the ledger records it with a fixed message. */
+    public boolean failFromQueue(TaskJobId job, String lastError, Instant now) {
+        return update("UPDATE background_task SET status = 'FAILED', last_error = ?, updated_at = ? WHERE id = ?"
+                + " AND run = ? AND status = 'WAITING' AND dispatched_at IS NOT NULL", -1, "fail from queue",
+                lastError, now, job.taskId(), job.run()) == 1;
+    }
+
+    /** R13: clears CSVs whose 24 h are over; the task row, summary and expiry stay (410 Gone). */
+    public int purgeExpiredResults(Instant now) {
+        return update("UPDATE background_task SET result_csv = NULL, updated_at = ? WHERE result_csv IS NOT NULL"
+                + " AND expires_at <= ?", -1, "purge", now, now);
+    }
+
+    /** @return the stored CSV bytes of a task, or empty when none is stored */
+    public Optional<byte[]> readResult(UUID taskId) {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement("SELECT result_csv FROM background_task WHERE id = ?")) {
+            ps.setObject(1, taskId);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.ofNullable(rs.getBytes(1)) : Optional.empty();
+            }
+        } catch (SQLException e) {
+            throw new LedgerException("read result", e);
+        }
+    }
+
+    /**
+     * One page of a team's tasks, newest first.
+     *
+     * @param ownerOnly when not null, only tasks owned by this user (what a customer may see)
+     * @param after     keyset cursor (createdAt, id) of the last item of the previous page, or null
+     */
+    public List<BackgroundTask> list(UUID teamId, UUID ownerOnly, TaskStatus status, TaskKind kind,
+            Instant afterCreatedAt, UUID afterId, int limit) {
+        StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM background_task WHERE team_id = ?");
+        List<Object> args = new ArrayList<>(List.of(teamId));
+        if (ownerOnly != null) {
+            sql.append(" AND owner_id = ?");
+            args.add(ownerOnly);
+        }
+        if (status != null) {
+            sql.append(" AND status = ?");
+            args.add(status.name());
+        }
+        if (kind != null) {
+            sql.append(" AND kind = ?");
+            args.add(kind.name());
+        }
+        if (afterCreatedAt != null) {
+            sql.append(" AND (created_at, id) < (?, ?)");
+            args.add(afterCreatedAt);
+            args.add(afterId);
+        }
+        sql.append(" ORDER BY created_at DESC, id DESC LIMIT ?");
+        args.add(limit);
+        return query(sql.toString(), args.toArray());
+    }
+
+    // ---- plumbing ----
+
+    private void leaseChecked(Lease lease, String what, String sql, Object... head) {
+        Object[] args = new Object[head.length + 3];
+        System.arraycopy(head, 0, args, 0, head.length);
+        args[head.length] = lease.taskId();
+        args[head.length + 1] = lease.run();
+        args[head.length + 2] = lease.executionId();
+        checkLease(lease, what, update(sql, -1, what, args));
+    }
+
+    private static void checkLease(Lease lease, String what, int count) {
+        if (count == 0) {
+            throw new LeaseLost(lease, what);
+        }
+        if (count != 1) {
+            throw new IllegalStateException(what + " matched " + count + " rows for task " + lease.taskId());
+        }
+    }
+
+    /** Executes a statement; {@code expected >= 0} demands that exact count, -1 accepts 0 or 1+. */
+    private int update(String sql, int expected, String what, Object... args) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            bind(ps, 1, args);
+            int n = ps.executeUpdate();
+            if (expected >= 0 && n != expected) {
+                throw new IllegalStateException(what + " matched " + n + " rows, expected " + expected);
+            }
+            return n;
+        } catch (SQLException e) {
+            throw new LedgerException(what, e);
+        }
+    }
+
+    private Optional<BackgroundTask> queryOne(String sql, Object... args) {
+        List<BackgroundTask> rows = query(sql, args);
+        if (rows.size() > 1) {
+            throw new IllegalStateException("expected at most one row, got " + rows.size());
+        }
+        return rows.stream().findFirst();
+    }
+
+    private List<BackgroundTask> query(String sql, Object... args) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            bind(ps, 1, args);
+            try (ResultSet rs = ps.executeQuery()) {
+                List<BackgroundTask> out = new ArrayList<>();
+                while (rs.next()) {
+                    out.add(map(rs));
+                }
+                return out;
+            }
+        } catch (SQLException e) {
+            throw new LedgerException("query", e);
+        }
+    }
+
+    private List<TaskJobId> queryJobIds(String sql, Object... args) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            bind(ps, 1, args);
+            try (ResultSet rs = ps.executeQuery()) {
+                List<TaskJobId> out = new ArrayList<>();
+                while (rs.next()) {
+                    out.add(TaskJobId.of(rs.getObject(1, UUID.class), rs.getInt(2)));
+                }
+                return out;
+            }
+        } catch (SQLException e) {
+            throw new LedgerException("query", e);
+        }
+    }
+
+    private static void bind(PreparedStatement ps, int first, Object... args) throws SQLException {
+        for (int i = 0; i < args.length; i++) {
+            Object a = args[i];
+            int idx = first + i;
+            if (a == null) {
+                ps.setNull(idx, Types.OTHER);
+            } else if (a instanceof Instant t) {
+                ps.setObject(idx, OffsetDateTime.ofInstant(t, ZoneOffset.UTC));
+            } else {
+                ps.setObject(idx, a);
+            }
+        }
+    }
+
+    private static BackgroundTask map(ResultSet rs) throws SQLException {
+        return new BackgroundTask(
+                rs.getObject(1, UUID.class),
+                TaskKind.valueOf(rs.getString(2)),
+                rs.getObject(3, UUID.class),
+                rs.getObject(4, UUID.class),
+                TaskScope.valueOf(rs.getString(5)),
+                rs.getString(6),
+                TaskStatus.valueOf(rs.getString(7)),
+                rs.getInt(8),
+                rs.getInt(9),
+                rs.getInt(10),
+                rs.getObject(11, UUID.class),
+                instant(rs, 12),
+                instant(rs, 13),
+                rs.getString(14),
+                rs.getString(15),
+                (Integer) rs.getObject(16),
+                rs.getString(17),
+                instant(rs, 18),
+                instant(rs, 19),
+                instant(rs, 20));
+    }
+
+    private static Instant instant(ResultSet rs, int col) throws SQLException {
+        OffsetDateTime t = rs.getObject(col, OffsetDateTime.class);
+        return t == null ? null : t.toInstant();
+    }
+
+    /** A claimed row and the lease of the execution that claimed it (R7). */
+    public record Claim(BackgroundTask task, Lease lease) {
+    }
+}

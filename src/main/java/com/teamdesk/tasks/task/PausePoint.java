@@ -1,0 +1,25 @@
+package com.teamdesk.tasks.task;
+
+/**
+ * Named places in the production code path of an execution where tests can pause it or inject a
+ * fault (see {@link PausePoints}). Each sits right at the statement it names, so a test paused
+ * there sees the real database state.
+ */
+public enum PausePoint {
+    /** Right after a successful claim (R7) committed. */
+    AFTER_CLAIM,
+    /** Export: a batch of tickets was read, before its progress write (R10). */
+    EXPORT_AFTER_BATCH_READ,
+    /** Export: after the final permission check, before the lease-checked result write (R13). */
+    EXPORT_BEFORE_RESULT_WRITE,
+    /** Reminder: inside the transaction, after the team lock and the read of the lease (R14). */
+    REMINDER_AFTER_LEASE_READ,
+    /** Reminder: inside the transaction, right after the system event INSERT. */
+    REMINDER_AFTER_EVENT_INSERT,
+    /** Reminder: inside the transaction, before the lease-checked completion UPDATE. */
+    REMINDER_BEFORE_COMPLETE,
+    /** Before the lease-checked failure report (R11). */
+    BEFORE_FAILURE_REPORT,
+    /** After the ledger committed COMPLETED, before the final progress-100 report to the queue (R12). */
+    BEFORE_FINAL_QUEUE_REPORT
+}

@@ -1,0 +1,13 @@
+package com.teamdesk.tasks.task;
+
+/** Ledger status of a task's current run. */
+public enum TaskStatus {
+    /** Not running: waiting for dispatch, for the queue, or for a retry after backoff. */
+    WAITING,
+    /** An execution holds the lease ({@code executionId} set). */
+    RUNNING,
+    /** The run finished; its result is in the ledger. */
+    COMPLETED,
+    /** The run failed for good; {@code lastError} says why. A member may retry it as a new run. */
+    FAILED
+}

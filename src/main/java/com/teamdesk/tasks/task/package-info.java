@@ -1,0 +1,11 @@
+/**
+ * The task engine on top of the queue: the ledger ({@link com.teamdesk.tasks.task.BackgroundTask}
+ * rows behind {@link com.teamdesk.tasks.task.TaskLedger}, every write one conditional statement
+ * with its count checked), the lease ({@link com.teamdesk.tasks.task.Lease}, fencing token
+ * {@code executionId}), the processor that claims a run and classifies its errors
+ * ({@link com.teamdesk.tasks.task.TaskProcessor}, R7-R12), the application service
+ * ({@link com.teamdesk.tasks.task.TaskService}: create, read, retry), and the EJB timers for
+ * dispatch, stall recovery and reconciliation (R18-R20). Task kinds live in {@code export} and
+ * {@code reminder}.
+ */
+package com.teamdesk.tasks.task;

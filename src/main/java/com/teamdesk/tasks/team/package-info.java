@@ -1,0 +1,7 @@
+/**
+ * The help desk itself: users, teams and memberships (roles OWNER, STAFF, CUSTOMER), tickets
+ * with an integer {@code version} bumped by every change, notifications and the append-only
+ * system event log; plus {@link com.teamdesk.tasks.team.TeamAccess}, the one place that decides
+ * who may see or do what in a team.
+ */
+package com.teamdesk.tasks.team;
