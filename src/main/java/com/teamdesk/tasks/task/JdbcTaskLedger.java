@@ -200,7 +200,7 @@ public class JdbcTaskLedger {
     /** R20: the queue failed this run for good; the ledger records it with a fixed message. */
     public boolean failFromQueue(TaskJobId job, String lastError, Instant now) {
         return update("UPDATE background_task SET status = 'FAILED', last_error = ?, updated_at = ? WHERE id = ?"
-                + " AND run = ? AND status = 'WAITING' AND dispatched_at IS NOT NULL", -1, "fail from queue",
+                + " AND run = ? AND status = 'WAITING'", -1, "fail from queue",
                 lastError, now, job.taskId(), job.run()) == 1;
     }
 

@@ -1,0 +1,76 @@
+package com.teamdesk.tasks.task;
+
+import com.teamdesk.tasks.queue.Job;
+import java.time.Clock;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * One execution of a run, as handed to a {@link TaskRunner}: the claimed row, the lease, the queue
+ * job, and the ways to report progress and reach pause points.
+ */
+public final class Execution {
+    private static final Logger LOG = Logger.getLogger(Execution.class.getName());
+
+    private final BackgroundTask task;
+    private final Lease lease;
+    private final Job job;
+    private final JdbcTaskLedger ledger;
+    private final Clock clock;
+    private final PausePoints pausePoints;
+
+    Execution(BackgroundTask task, Lease lease, Job job, JdbcTaskLedger ledger, Clock clock, PausePoints pausePoints) {
+        this.task = task;
+        this.lease = lease;
+        this.job = job;
+        this.ledger = ledger;
+        this.clock = clock;
+        this.pausePoints = pausePoints;
+    }
+
+    /** @return the row as claimed (status RUNNING, this execution's lease) */
+    public BackgroundTask task() {
+        return task;
+    }
+
+    /** @return this execution's lease */
+    public Lease lease() {
+        return lease;
+    }
+
+    /** @return the application clock */
+    public Clock clock() {
+        return clock;
+    }
+
+    /**
+     * R10: writes progress to the ledger first, under the lease, then reports it to the queue.
+     * A failed queue report is logged and does not stop the run: the ledger is what people see.
+     *
+     * @param percent 0-99 while running (100 only comes with completion)
+     * @throws LeaseLost when the lease no longer matches (R8)
+     */
+    public void progress(int percent) {
+        ledger.writeProgress(lease, percent, clock.instant());
+        try {
+            job.updateProgress(percent);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "task.progress queue report failed for {0}: {1}",
+                    new Object[] {job.id(), e.toString()});
+        }
+    }
+
+    /**
+     * R12: the final report to the queue after the ledger committed COMPLETED. Its failure
+     * propagates; the processor's failure report then matches 0 rows and the ledger stays COMPLETED.
+     */
+    public void reportCompletedToQueue() {
+        pause(PausePoint.BEFORE_FINAL_QUEUE_REPORT);
+        job.updateProgress(100);
+    }
+
+    /** Reaches a test pause point (no-op in production). */
+    public void pause(PausePoint point) {
+        pausePoints.reached(point, lease);
+    }
+}

@@ -1,0 +1,114 @@
+package com.teamdesk.tasks.task;
+
+import com.teamdesk.tasks.queue.AddResult;
+import com.teamdesk.tasks.queue.JobRecord;
+import com.teamdesk.tasks.queue.NewJob;
+import com.teamdesk.tasks.queue.Queue;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.transaction.Transactional;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.logging.Logger;
+
+/**
+ * Hands WAITING runs to the queue (R18) and brings the ledger in line with what the queue says of
+ * a run (R20). Rows are locked {@code FOR UPDATE SKIP LOCKED} inside one transaction, added to the
+ * queue as job {@code T-run} (R1; a duplicate add is a no-op, R2), then marked; a failure rolls
+ * the transaction back and leaves the rows as they were. Safe on several instances at once.
+ */
+@ApplicationScoped
+public class TaskDispatcher {
+    private static final Logger LOG = Logger.getLogger(TaskDispatcher.class.getName());
+
+    /** {@code lastError} when the queue gave up on a run whose worker stopped (R20). */
+    public static final String QUEUE_FAILED_MESSAGE =
+            "The task stopped responding and could not be completed; you can retry it.";
+
+    @Inject
+    JdbcTaskLedger ledger;
+
+    @Inject
+    Queue queue;
+
+    @Inject
+    RetryPolicy policy;
+
+    @Inject
+    Clock clock;
+
+    /**
+     * R18 sweep: dispatches up to {@code limit} due, undispatched WAITING runs.
+     *
+     * @return how many runs were handled
+     */
+    @Transactional
+    public int dispatchDue(int limit) {
+        Instant now = clock.instant();
+        List<TaskJobId> due = ledger.lockDueForDispatch(now, limit, null);
+        for (TaskJobId job : due) {
+            handOver(job, now);
+        }
+        return due.size();
+    }
+
+    /** Dispatches one task right after its creating (or retrying) transaction committed. */
+    @Transactional
+    public void dispatchNow(UUID taskId) {
+        Instant now = clock.instant();
+        for (TaskJobId job : ledger.lockDueForDispatch(now, 1, taskId)) {
+            handOver(job, now);
+        }
+    }
+
+    /**
+     * R20 for one locked WAITING run whose queue job should exist: decides from the queue's record.
+     * Missing → added again; COMPLETED while the ledger still waits (an execution returned after
+     * losing its lease) → removed and added again; FAILED (always exhausted in the queue) →
+     * the ledger becomes FAILED; WAITING, DELAYED or ACTIVE → the queue still owns it.
+     */
+    void reconcile(TaskJobId job, Instant now) {
+        Optional<JobRecord> record = queue.getJob(job.toString());
+        if (record.isEmpty()) {
+            add(job, now, "missing in the queue");
+            return;
+        }
+        switch (record.get().state()) {
+            case FAILED -> {
+                if (ledger.failFromQueue(job, QUEUE_FAILED_MESSAGE, now)) {
+                    LOG.warning(() -> "task.reconcile " + job + ": queue failed the run ("
+                            + record.get().failedReason() + "); ledger FAILED");
+                }
+            }
+            case COMPLETED -> {
+                queue.remove(job.toString());
+                add(job, now, "completed in the queue but not in the ledger");
+            }
+            default -> ledger.markDispatched(job, now);
+        }
+    }
+
+    private void handOver(TaskJobId job, Instant now) {
+        AddResult r = queue.add(job.toString(), payload(job), policy.jobOptions());
+        if (r == AddResult.ADDED) {
+            ledger.markDispatched(job, now);
+        } else {
+            // R2: the queue already has T-run (e.g. after stall recovery); its record decides (R20).
+            reconcile(job, now);
+        }
+    }
+
+    private void add(TaskJobId job, Instant now, String why) {
+        AddResult r = queue.add(job.toString(), payload(job), policy.jobOptions());
+        ledger.markDispatched(job, now);
+        LOG.info(() -> "task.redispatch " + job + " (" + why + "): " + r);
+    }
+
+    private static String payload(TaskJobId job) {
+        return Json.createObjectBuilder().add("taskId", job.taskId().toString()).add("run", job.run()).build().toString();
+    }
+}

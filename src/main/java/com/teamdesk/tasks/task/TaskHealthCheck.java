@@ -1,0 +1,72 @@
+package com.teamdesk.tasks.task;
+
+import com.teamdesk.tasks.platform.RedisResources;
+import com.teamdesk.tasks.platform.SchemaMigration;
+import com.teamdesk.tasks.queue.Queue;
+import com.teamdesk.tasks.queue.Worker;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.util.Optional;
+import javax.sql.DataSource;
+import org.eclipse.microprofile.health.HealthCheck;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
+import org.eclipse.microprofile.health.Readiness;
+
+/**
+ * Readiness of this server (served at {@code /health}): PostgreSQL answers, Redis answers, and —
+ * when the worker is enabled — it runs and its heartbeat key is live in Redis (R22).
+ */
+@Readiness
+@ApplicationScoped
+public class TaskHealthCheck implements HealthCheck {
+
+    @Resource(lookup = SchemaMigration.DATASOURCE)
+    DataSource dataSource;
+
+    @Inject
+    RedisResources redis;
+
+    @Inject
+    Queue queue;
+
+    @Inject
+    TaskWorker taskWorker;
+
+    @Override
+    public HealthCheckResponse call() {
+        HealthCheckResponseBuilder b = HealthCheckResponse.named("teamdesk-tasks");
+        boolean up = true;
+        try (Connection c = dataSource.getConnection()) {
+            boolean db = c.isValid(2);
+            b.withData("database", db ? "UP" : "DOWN");
+            up &= db;
+        } catch (Exception e) {
+            b.withData("database", "DOWN: " + e.getClass().getSimpleName());
+            up = false;
+        }
+        try {
+            redis.redis().ping();
+            b.withData("redis", "UP");
+        } catch (RuntimeException e) {
+            b.withData("redis", "DOWN: " + e.getClass().getSimpleName());
+            up = false;
+        }
+        if (taskWorker.enabled()) {
+            Optional<Worker> w = taskWorker.worker();
+            boolean live = false;
+            try {
+                live = w.isPresent() && w.get().isRunning() && queue.liveWorkers().contains(w.get().workerId());
+            } catch (RuntimeException e) {
+                live = false;
+            }
+            b.withData("worker", live ? "UP " + w.get().workerId() : "DOWN");
+            up &= live;
+        } else {
+            b.withData("worker", "disabled");
+        }
+        return b.status(up).build();
+    }
+}

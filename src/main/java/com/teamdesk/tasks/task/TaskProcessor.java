@@ -1,0 +1,122 @@
+package com.teamdesk.tasks.task;
+
+import com.teamdesk.tasks.queue.Job;
+import com.teamdesk.tasks.queue.JobProcessor;
+import com.teamdesk.tasks.queue.UnrecoverableJobException;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import java.time.Clock;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The queue's processor of task jobs: claims the run (R7), runs its kind, and classifies what the
+ * run threw (R9, R11, R12). Called by the queue worker with one {@link Job} per execution.
+ *
+ * <p>Outcomes, in the order they are checked:
+ * <ul>
+ * <li>claim matched 0 rows (old run, finished task) → returns quietly (R7, R17);</li>
+ * <li>{@link LeaseLost} → returns quietly: no failure write, no queue failure, no progress 100 (R9);</li>
+ * <li>{@link TaskRejected} → final at once; any other error → final when
+ * {@code attemptsMade + 1 >= MAX_TASK_ATTEMPTS}. Written with a lease-checked UPDATE to FAILED
+ * or WAITING; 0 rows → returns quietly; 1 row → rethrows: a final error as the queue's
+ * {@link UnrecoverableJobException}, a transient one as it was, so the queue retries (R11).</li>
+ * </ul>
+ */
+@ApplicationScoped
+public class TaskProcessor implements JobProcessor {
+    private static final Logger LOG = Logger.getLogger(TaskProcessor.class.getName());
+
+    /** {@code lastError} of a run that will be retried after a transient error. */
+    public static final String RETRYING_MESSAGE = "An attempt failed because of a temporary problem; it will be retried automatically.";
+
+    @Inject
+    JdbcTaskLedger ledger;
+
+    @Inject
+    RetryPolicy policy;
+
+    @Inject
+    Clock clock;
+
+    @Inject
+    PausePoints pausePoints;
+
+    @Inject
+    Instance<TaskRunner> runnerBeans;
+
+    private volatile Map<TaskKind, TaskRunner> runners;
+
+    @Override
+    public void process(Job job) throws Exception {
+        TaskJobId jobId = TaskJobId.parse(job.id());
+        Optional<JdbcTaskLedger.Claim> claim = ledger.claim(jobId.taskId(), jobId.run(), job.attemptsMade(),
+                clock.instant());
+        if (claim.isEmpty()) {
+            LOG.info(() -> "task.claim skipped " + jobId + ": not WAITING/RUNNING at this run");
+            return;
+        }
+        Lease lease = claim.get().lease();
+        Execution execution = new Execution(claim.get().task(), lease, job, ledger, clock, pausePoints);
+        try {
+            execution.pause(PausePoint.AFTER_CLAIM);
+            runner(claim.get().task().kind()).run(execution);
+        } catch (LeaseLost e) {
+            LOG.info(() -> "task.lease_lost " + jobId + ": " + e.getMessage());
+        } catch (Exception e) {
+            onFailure(execution, job, e);
+        }
+    }
+
+    /** R11/R12: classify, report under the lease, rethrow only when the report was allowed. */
+    private void onFailure(Execution execution, Job job, Exception error) throws Exception {
+        Lease lease = execution.lease();
+        boolean rejected = error instanceof TaskRejected;
+        boolean isFinal = rejected || policy.isFinal(job.attemptsMade());
+        String lastError = rejected ? ((TaskRejected) error).reason().message()
+                : isFinal ? finalMessage() : RETRYING_MESSAGE;
+        boolean reported;
+        try {
+            execution.pause(PausePoint.BEFORE_FAILURE_REPORT);
+            reported = ledger.reportFailure(lease, isFinal, lastError, clock.instant());
+        } catch (RuntimeException reportError) {
+            // The ledger could not be written: still tell the queue, the 2-minute sweep heals the row (R19).
+            error.addSuppressed(reportError);
+            reported = true;
+        }
+        if (!reported) {
+            LOG.info(() -> "task.failure_report skipped " + job.id() + ": lease no longer held (" + error + ")");
+            return;
+        }
+        LOG.log(isFinal ? Level.WARNING : Level.INFO, "task.execution_failed {0} attempt {1} final={2}: {3}",
+                new Object[] {job.id(), lease.attempts(), isFinal, error.toString()});
+        if (isFinal) {
+            throw new UnrecoverableJobException(lastError, error);
+        }
+        throw error;
+    }
+
+    private String finalMessage() {
+        return "Failed after " + policy.maxAttempts() + " attempts because of an internal error.";
+    }
+
+    private TaskRunner runner(TaskKind kind) {
+        Map<TaskKind, TaskRunner> map = runners;
+        if (map == null) {
+            map = new EnumMap<>(TaskKind.class);
+            for (TaskRunner r : runnerBeans) {
+                map.put(r.kind(), r);
+            }
+            runners = map;
+        }
+        TaskRunner r = map.get(kind);
+        if (r == null) {
+            throw new IllegalStateException("no runner for " + kind);
+        }
+        return r;
+    }
+}

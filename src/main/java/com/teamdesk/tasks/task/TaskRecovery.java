@@ -1,0 +1,72 @@
+package com.teamdesk.tasks.task;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.transaction.Transactional;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.logging.Logger;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * Stall recovery (R19) and reconciliation with the queue (R20), measured on the ledger's
+ * {@code updatedAt} (export progress moves it). A run whose worker died converges in two sweeps:
+ * RUNNING → WAITING first, then re-dispatched or FAILED from the queue's record. Each sweep is
+ * one transaction: a failing sweep leaves the rows as they were.
+ */
+@ApplicationScoped
+public class TaskRecovery {
+    private static final Logger LOG = Logger.getLogger(TaskRecovery.class.getName());
+
+    @Inject
+    JdbcTaskLedger ledger;
+
+    @Inject
+    TaskDispatcher dispatcher;
+
+    @Inject
+    Clock clock;
+
+    @Inject
+    @ConfigProperty(name = "teamdesk.recovery.stall-threshold-ms", defaultValue = "120000")
+    long stallThresholdMs;
+
+    /**
+     * R19: RUNNING rows not written for the threshold (default 2 min) go back to WAITING with
+     * {@code executionId} and {@code dispatchedAt} cleared.
+     *
+     * @return the runs recovered
+     */
+    @Transactional
+    public List<TaskJobId> recoverStalled(int limit) {
+        Instant now = clock.instant();
+        List<TaskJobId> recovered = ledger.recoverStalled(now.minus(Duration.ofMillis(stallThresholdMs)), limit, now);
+        recovered.forEach(job -> LOG.warning(() -> "task.recovered " + job + ": RUNNING with no ledger write for "
+                + stallThresholdMs + " ms; back to WAITING"));
+        return recovered;
+    }
+
+    /**
+     * R20: WAITING, dispatched rows not written for the threshold are checked against the queue's
+     * record of {@code T-run}.
+     *
+     * @return how many rows were checked
+     */
+    @Transactional
+    public int reconcile(int limit) {
+        Instant now = clock.instant();
+        List<TaskJobId> rows = ledger.lockDispatchedWaiting(now.minus(Duration.ofMillis(stallThresholdMs)), limit);
+        for (TaskJobId job : rows) {
+            dispatcher.reconcile(job, now);
+        }
+        return rows.size();
+    }
+
+    /** R13: clears CSVs past their 24 h; returns how many. */
+    @Transactional
+    public int purgeExpiredResults() {
+        return ledger.purgeExpiredResults(clock.instant());
+    }
+}

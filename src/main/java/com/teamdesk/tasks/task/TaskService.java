@@ -1,0 +1,244 @@
+package com.teamdesk.tasks.task;
+
+import com.teamdesk.tasks.common.ConflictException;
+import com.teamdesk.tasks.common.ForbiddenException;
+import com.teamdesk.tasks.common.GoneException;
+import com.teamdesk.tasks.common.InvalidInputException;
+import com.teamdesk.tasks.common.NotFoundException;
+import com.teamdesk.tasks.common.Page;
+import com.teamdesk.tasks.task.reminder.ReminderParams;
+import com.teamdesk.tasks.team.Role;
+import com.teamdesk.tasks.team.Team;
+import com.teamdesk.tasks.team.TeamAccess;
+import com.teamdesk.tasks.team.Ticket;
+import com.teamdesk.tasks.team.TicketFilter;
+import com.teamdesk.tasks.team.TicketStatus;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Base64;
+import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Application service of tasks: what members ask for through the API. Authorization is enforced
+ * here for every call: a non-member gets 404, a member without role or scope 403 (API.md). Each
+ * ledger write is its own short transaction; a created or retried task is dispatched right after
+ * its row committed (R18), and the timer sweep picks it up if that dispatch fails.
+ *
+ * <p>Visibility: OWNER and STAFF see every task of the team; a CUSTOMER sees only tasks they own.
+ * A task the caller may not see answers 404.
+ */
+@ApplicationScoped
+public class TaskService {
+    private static final Logger LOG = Logger.getLogger(TaskService.class.getName());
+    private static final DateTimeFormatter FILE_TIME = DateTimeFormatter.ofPattern("yyyyMMdd-HHmm").withZone(ZoneOffset.UTC);
+
+    @Inject
+    JdbcTaskLedger ledger;
+
+    @Inject
+    TeamAccess access;
+
+    @Inject
+    TaskDispatcher dispatcher;
+
+    @Inject
+    Clock clock;
+
+    @PersistenceContext(unitName = "teamdesk")
+    EntityManager em;
+
+    /**
+     * Creates a task (WAITING, run 0) and dispatches it at once.
+     *
+     * @return the created row
+     * @throws NotFoundException     caller not a member of the team; reminder ticket not in the team
+     *                               or not visible to the caller
+     * @throws ForbiddenException    TEAM-scope export by a customer
+     * @throws InvalidInputException bad kind, scope, filters, time zone, message or recipients;
+     *                               reminder for a closed ticket or one without an assignee
+     */
+    public BackgroundTask create(UUID callerId, UUID teamId, NewTaskRequest req) {
+        Role role = access.requireMember(teamId, callerId);
+        if (req == null) {
+            throw new InvalidInputException("task.invalid", "A JSON body is required.");
+        }
+        TaskKind kind = parseEnum(TaskKind.class, req.kind(), "kind", null);
+        TaskScope scope;
+        String params;
+        if (kind == TaskKind.EXPORT) {
+            scope = parseEnum(TaskScope.class, req.scope(), "scope", TaskScope.SELF);
+            if (scope == TaskScope.TEAM && !role.isStaff()) {
+                throw new ForbiddenException("task.scope_forbidden", "Only staff and owners may export the whole team.");
+            }
+            params = TicketFilter.fromJson(req.filters(), req.timeZone()).toJson();
+        } else {
+            ReminderParams p = ReminderParams.validate(req.ticketId(), req.message(), req.recipients());
+            Ticket ticket = em.find(Ticket.class, p.ticketId());
+            if (ticket == null || !ticket.getTeamId().equals(teamId)
+                    || !TeamAccess.canSee(role, callerId, ticket.getRequesterId(), ticket.getAssigneeId())) {
+                throw new NotFoundException("ticket.not_found", "No ticket " + p.ticketId() + " in this team.");
+            }
+            if (ticket.getStatus() == TicketStatus.CLOSED) {
+                throw new InvalidInputException("reminder.ticket_closed", "The ticket is closed.");
+            }
+            if (p.recipients() == ReminderParams.Recipients.ASSIGNEE && ticket.getAssigneeId() == null) {
+                throw new InvalidInputException("reminder.no_assignee", "The ticket has no assignee to remind.");
+            }
+            scope = role.isStaff() ? TaskScope.TEAM : TaskScope.SELF;
+            params = p.toJson();
+        }
+        UUID id = UUID.randomUUID();
+        Instant now = clock.instant();
+        ledger.insert(id, kind, teamId, callerId, scope, params, now, now);
+        dispatchNow(id);
+        return ledger.find(id).orElseThrow();
+    }
+
+    /**
+     * @return the task, if the caller may see it
+     * @throws NotFoundException ({@code task.not_found}) when missing, of another team, or not visible
+     */
+    public BackgroundTask get(UUID callerId, UUID taskId) {
+        return visible(callerId, taskId).task();
+    }
+
+    /**
+     * One page of the team's tasks the caller may see, newest first.
+     *
+     * @param limit  1-500, null = 50
+     * @param cursor opaque cursor from the previous page, or null
+     * @throws NotFoundException     caller not a member
+     * @throws InvalidInputException bad status, kind, limit or cursor
+     */
+    public Page<BackgroundTask> list(UUID callerId, UUID teamId, String status, String kind, Integer limit,
+            String cursor) {
+        Role role = access.requireMember(teamId, callerId);
+        int n = Page.limit(limit);
+        TaskStatus st = status == null || status.isBlank() ? null : parseEnum(TaskStatus.class, status, "status", null);
+        TaskKind k = kind == null || kind.isBlank() ? null : parseEnum(TaskKind.class, kind, "kind", null);
+        Instant afterAt = null;
+        UUID afterId = null;
+        if (cursor != null && !cursor.isBlank()) {
+            try {
+                String[] parts = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8).split("\\|");
+                afterAt = Instant.parse(parts[0]);
+                afterId = UUID.fromString(parts[1]);
+            } catch (RuntimeException e) {
+                throw new InvalidInputException("page.cursor", "The cursor is not valid.");
+            }
+        }
+        List<BackgroundTask> rows = ledger.list(teamId, role.isStaff() ? null : callerId, st, k, afterAt, afterId, n + 1);
+        String next = null;
+        if (rows.size() > n) {
+            rows = rows.subList(0, n);
+            BackgroundTask last = rows.get(n - 1);
+            next = Base64.getUrlEncoder().withoutPadding().encodeToString(
+                    (last.createdAt() + "|" + last.id()).getBytes(StandardCharsets.UTF_8));
+        }
+        return new Page<>(rows, next);
+    }
+
+    /**
+     * R15/R16 manual retry: a new run {@code run + 1} of a FAILED task, dispatched at once. Answers
+     * "accepted", not "file ready".
+     *
+     * @return the task as it is after the retry (WAITING, new run, every reset of R16)
+     * @throws NotFoundException  not visible to the caller
+     * @throws ForbiddenException ({@code task.permission_lost}) the owner left the team, or a
+     *                            TEAM-scope task's owner is no longer staff: retry never restores a
+     *                            lost permission
+     * @throws ConflictException  ({@code task.not_failed}) the task is not FAILED
+     */
+    public BackgroundTask retry(UUID callerId, UUID taskId) {
+        BackgroundTask task = visible(callerId, taskId).task();
+        Role ownerRole = access.roleOf(task.teamId(), task.ownerId()).orElse(null);
+        if (ownerRole == null || (task.scope() == TaskScope.TEAM && !ownerRole.isStaff())) {
+            throw new ForbiddenException("task.permission_lost",
+                    "The task's owner no longer has permission for its scope; create a new task instead.");
+        }
+        if (task.status() != TaskStatus.FAILED) {
+            throw notFailed(task);
+        }
+        BackgroundTask retried = ledger.retry(taskId, task.run(), clock.instant()).orElseThrow(() -> notFailed(task));
+        dispatchNow(taskId);
+        return ledger.find(taskId).orElse(retried);
+    }
+
+    /**
+     * The CSV of a completed export (R13).
+     *
+     * @throws NotFoundException not visible to the caller
+     * @throws ConflictException ({@code task.not_completed}) not an export, or not COMPLETED
+     * @throws GoneException     ({@code export.expired}) the 24 h are over and the CSV is gone
+     */
+    public TaskResult result(UUID callerId, UUID taskId) {
+        Visible v = visible(callerId, taskId);
+        BackgroundTask task = v.task();
+        if (task.kind() != TaskKind.EXPORT || task.status() != TaskStatus.COMPLETED) {
+            throw new ConflictException("task.not_completed", "The export has no file yet (status " + task.status() + ").");
+        }
+        if (task.expiresAt() != null && !clock.instant().isBefore(task.expiresAt())) {
+            throw new GoneException("export.expired", "The export's file expired at " + task.expiresAt() + ".");
+        }
+        byte[] csv = ledger.readResult(taskId).orElseThrow(
+                () -> new GoneException("export.expired", "The export's file is no longer available."));
+        Team team = em.find(Team.class, task.teamId());
+        String slug = team == null ? "team" : team.getSlug();
+        return new TaskResult("teamdesk-export-" + slug + "-" + FILE_TIME.format(task.updatedAt()) + ".csv", csv);
+    }
+
+    private record Visible(BackgroundTask task, Role role) {
+    }
+
+    private Visible visible(UUID callerId, UUID taskId) {
+        BackgroundTask task = ledger.find(taskId).orElseThrow(TaskService::taskNotFound);
+        Role role = access.roleOf(task.teamId(), callerId).orElseThrow(TaskService::taskNotFound);
+        if (!role.isStaff() && !task.ownerId().equals(callerId)) {
+            throw taskNotFound();
+        }
+        return new Visible(task, role);
+    }
+
+    private void dispatchNow(UUID taskId) {
+        try {
+            dispatcher.dispatchNow(taskId);
+        } catch (RuntimeException e) {
+            // The row is committed WAITING and undispatched: the dispatch timer picks it up (R18).
+            LOG.log(Level.WARNING, "task.dispatch deferred to the sweep for " + taskId + ": " + e);
+        }
+    }
+
+    private static NotFoundException taskNotFound() {
+        return new NotFoundException("task.not_found", "No such task among your teams' tasks.");
+    }
+
+    private static ConflictException notFailed(BackgroundTask task) {
+        return new ConflictException("task.not_failed", "Only a FAILED task can be retried; this one is " + task.status() + ".");
+    }
+
+    private static <E extends Enum<E>> E parseEnum(Class<E> type, String value, String field, E dflt) {
+        if (value == null || value.isBlank()) {
+            if (dflt != null) {
+                return dflt;
+            }
+            throw new InvalidInputException("task.invalid", field + " is required.");
+        }
+        try {
+            return Enum.valueOf(type, value.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new InvalidInputException("task.invalid", field + " '" + value + "' is not one of "
+                    + java.util.Arrays.toString(type.getEnumConstants()) + ".");
+        }
+    }
+}

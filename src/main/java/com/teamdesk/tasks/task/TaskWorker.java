@@ -1,0 +1,141 @@
+package com.teamdesk.tasks.task;
+
+import com.teamdesk.tasks.platform.RedisResources;
+import com.teamdesk.tasks.queue.Worker;
+import com.teamdesk.tasks.queue.WorkerOptions;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
+import jakarta.annotation.Resource;
+import jakarta.ejb.ConcurrencyManagement;
+import jakarta.ejb.ConcurrencyManagementType;
+import jakarta.ejb.DependsOn;
+import jakarta.ejb.Singleton;
+import jakarta.ejb.Startup;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.enterprise.concurrent.ManagedThreadFactory;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * The queue worker inside the application server (R22). Started after the schema migration on
+ * container-managed threads (so executions can use JTA, CDI and JNDI); on shutdown it stops taking
+ * jobs, lets in-flight jobs finish within the grace period while still renewing their locks, then
+ * exits; a job cut off by the deadline is left to stall recovery. The queue worker publishes a
+ * heartbeat key that the health check reports.
+ */
+@Singleton
+@Startup
+@DependsOn("SchemaMigration")
+@ConcurrencyManagement(ConcurrencyManagementType.BEAN)
+@TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+public class TaskWorker {
+    private static final Logger LOG = Logger.getLogger(TaskWorker.class.getName());
+
+    @Resource
+    ManagedThreadFactory threadFactory;
+
+    @Inject
+    RedisResources redis;
+
+    @Inject
+    TaskProcessor processor;
+
+    @Inject
+    TaskQueueListener listener;
+
+    @Inject
+    @ConfigProperty(name = "teamdesk.worker.enabled", defaultValue = "true")
+    boolean enabled;
+
+    @Inject
+    @ConfigProperty(name = "teamdesk.worker.concurrency", defaultValue = "4")
+    int concurrency;
+
+    @Inject
+    @ConfigProperty(name = "teamdesk.worker.lock-duration-ms", defaultValue = "30000")
+    long lockDurationMs;
+
+    @Inject
+    @ConfigProperty(name = "teamdesk.worker.lock-renew-ms", defaultValue = "15000")
+    long lockRenewMs;
+
+    @Inject
+    @ConfigProperty(name = "teamdesk.worker.stalled-interval-ms", defaultValue = "30000")
+    long stalledIntervalMs;
+
+    @Inject
+    @ConfigProperty(name = "teamdesk.worker.max-stalled-count", defaultValue = "1")
+    int maxStalledCount;
+
+    @Inject
+    @ConfigProperty(name = "teamdesk.worker.heartbeat-ttl-ms", defaultValue = "15000")
+    long heartbeatTtlMs;
+
+    @Inject
+    @ConfigProperty(name = "teamdesk.worker.shutdown-grace-ms", defaultValue = "20000")
+    long shutdownGraceMs;
+
+    private ExecutorService executor;
+    private volatile Worker worker;
+
+    @PostConstruct
+    void start() {
+        if (!enabled) {
+            LOG.info("task.worker disabled by teamdesk.worker.enabled=false");
+            return;
+        }
+        executor = Executors.newCachedThreadPool(threadFactory);
+        Worker w = new Worker(redis.redis(), redis.prefix(), redis.queueName(), options(), processor, executor);
+        w.addListener(listener);
+        w.start();
+        worker = w;
+        LOG.info(() -> "task.worker " + w.workerId() + " started, concurrency " + concurrency);
+    }
+
+    /** R22 drain: stop fetching, finish in-flight jobs within the grace period, then exit. */
+    @PreDestroy
+    void stop() {
+        Worker w = worker;
+        if (w == null) {
+            return;
+        }
+        LOG.info(() -> "task.worker " + w.workerId() + " draining, grace " + shutdownGraceMs + " ms");
+        boolean drained = w.close(Duration.ofMillis(shutdownGraceMs));
+        LOG.info(() -> "task.worker " + w.workerId() + (drained ? " drained" : " cut off at the deadline; in-flight"
+                + " jobs are left to stall recovery"));
+        executor.shutdownNow();
+        try {
+            executor.awaitTermination(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        worker = null;
+    }
+
+    /** @return the running worker, or empty when disabled or stopped */
+    public Optional<Worker> worker() {
+        return Optional.ofNullable(worker);
+    }
+
+    /** @return whether this server's worker is enabled by configuration */
+    public boolean enabled() {
+        return enabled;
+    }
+
+    private WorkerOptions options() {
+        return WorkerOptions.defaults()
+                .withConcurrency(concurrency)
+                .withLockDurationMs(lockDurationMs)
+                .withLockRenewMs(lockRenewMs)
+                .withStalledIntervalMs(stalledIntervalMs)
+                .withMaxStalledCount(maxStalledCount)
+                .withHeartbeatTtlMs(heartbeatTtlMs);
+    }
+}

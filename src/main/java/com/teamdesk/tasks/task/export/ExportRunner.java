@@ -1,0 +1,133 @@
+package com.teamdesk.tasks.task.export;
+
+import com.teamdesk.tasks.common.InvalidInputException;
+import com.teamdesk.tasks.task.BackgroundTask;
+import com.teamdesk.tasks.task.Execution;
+import com.teamdesk.tasks.task.JdbcTaskLedger;
+import com.teamdesk.tasks.task.PausePoint;
+import com.teamdesk.tasks.task.TaskKind;
+import com.teamdesk.tasks.task.TaskRejected;
+import com.teamdesk.tasks.task.TaskRejected.Reason;
+import com.teamdesk.tasks.task.TaskRunner;
+import com.teamdesk.tasks.task.TaskScope;
+import com.teamdesk.tasks.team.JdbcTicketReader;
+import com.teamdesk.tasks.team.Role;
+import com.teamdesk.tasks.team.TeamAccess;
+import com.teamdesk.tasks.team.TicketFilter;
+import com.teamdesk.tasks.team.TicketRow;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * Runs an EXPORT (R13). Memory stays flat in the row count: batches of {@code batch-size} rows
+ * (default 500) are read by keyset and streamed to a temporary file, which the final write
+ * streams into the ledger.
+ */
+@ApplicationScoped
+public class ExportRunner implements TaskRunner {
+
+    @Inject
+    JdbcTicketReader tickets;
+
+    @Inject
+    TeamAccess access;
+
+    @Inject
+    JdbcTaskLedger ledger;
+
+    @Inject
+    @ConfigProperty(name = "teamdesk.export.batch-size", defaultValue = "500")
+    int batchSize;
+
+    @Inject
+    @ConfigProperty(name = "teamdesk.export.max-rows", defaultValue = "50000")
+    long maxRows;
+
+    @Inject
+    @ConfigProperty(name = "teamdesk.export.retention-hours", defaultValue = "24")
+    long retentionHours;
+
+    @Override
+    public TaskKind kind() {
+        return TaskKind.EXPORT;
+    }
+
+    @Override
+    public void run(Execution ex) throws IOException {
+        BackgroundTask task = ex.task();
+        TicketFilter filter;
+        try {
+            filter = TicketFilter.fromStoredJson(task.filters());
+        } catch (InvalidInputException e) {
+            throw new TaskRejected(Reason.INVALID_FILTERS, e.detail());
+        }
+        UUID visibleTo = checkPermission(task);
+        long total = tickets.count(task.teamId(), visibleTo, filter);
+        if (total > maxRows) {
+            throw new TaskRejected(Reason.TOO_LARGE, total + " rows > limit " + maxRows);
+        }
+        Path file = Files.createTempFile("teamdesk-export-", ".csv");
+        try {
+            long written = 0;
+            try (ExportCsv csv = new ExportCsv(new BufferedWriter(new OutputStreamWriter(
+                    Files.newOutputStream(file), StandardCharsets.UTF_8), 64 * 1024), filter.timeZone())) {
+                List<TicketRow> batch = tickets.readBatch(task.teamId(), visibleTo, filter, null, null, batchSize);
+                while (!batch.isEmpty()) {
+                    ex.pause(PausePoint.EXPORT_AFTER_BATCH_READ);
+                    for (TicketRow row : batch) {
+                        csv.write(row);
+                    }
+                    written += batch.size();
+                    if (written > maxRows) {
+                        throw new TaskRejected(Reason.TOO_LARGE, "more than " + maxRows + " rows while reading");
+                    }
+                    checkPermission(task);
+                    ex.progress((int) Math.min(99, written * 100 / Math.max(total, written)));
+                    TicketRow last = batch.get(batch.size() - 1);
+                    batch = batch.size() < batchSize ? List.of()
+                            : tickets.readBatch(task.teamId(), visibleTo, filter, last.createdAt(), last.id(), batchSize);
+                }
+            }
+            checkPermission(task);
+            ex.pause(PausePoint.EXPORT_BEFORE_RESULT_WRITE);
+            var now = ex.clock().instant();
+            ledger.completeExport(ex.lease(), file, summary(written), now.plus(Duration.ofHours(retentionHours)), now);
+        } finally {
+            Files.deleteIfExists(file);
+        }
+        ex.reportCompletedToQueue();
+    }
+
+    /**
+     * Re-checks the owner's permission for the task's scope at execution time (R13, R15).
+     *
+     * @return the user whose tickets a SELF export is limited to, or null for TEAM scope
+     * @throws TaskRejected PERMISSION_LOST when the owner left the team, or is no longer staff
+     *                      for a TEAM-scope export
+     */
+    private UUID checkPermission(BackgroundTask task) {
+        Role role = access.roleOf(task.teamId(), task.ownerId())
+                .orElseThrow(() -> new TaskRejected(Reason.PERMISSION_LOST, "owner is no longer a member"));
+        if (task.scope() == TaskScope.TEAM) {
+            if (!role.isStaff()) {
+                throw new TaskRejected(Reason.PERMISSION_LOST, "owner is no longer staff");
+            }
+            return null;
+        }
+        return task.ownerId();
+    }
+
+    private static String summary(long rows) {
+        return rows == 1 ? "1 ticket exported" : rows + " tickets exported";
+    }
+}

@@ -1,0 +1,60 @@
+package com.teamdesk.tasks.team;
+
+import com.teamdesk.tasks.common.ForbiddenException;
+import com.teamdesk.tasks.common.NotFoundException;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * The one place that decides who may see or do what in a team. A non-member never learns that a
+ * team's resource exists (404); a member without the role or scope gets 403 (API.md). Reads the
+ * current membership every time: a role change takes effect at once, also for running tasks.
+ */
+@ApplicationScoped
+public class TeamAccess {
+
+    @PersistenceContext(unitName = "teamdesk")
+    EntityManager em;
+
+    /** @return the user's current role in the team, or empty when not a member */
+    public Optional<Role> roleOf(UUID teamId, UUID userId) {
+        if (teamId == null || userId == null) {
+            return Optional.empty();
+        }
+        Membership m = em.find(Membership.class, new Membership.Key(teamId, userId));
+        return Optional.ofNullable(m).map(Membership::getRole);
+    }
+
+    /**
+     * @return the caller's role
+     * @throws NotFoundException ({@code team.not_found}) when the caller is not a member
+     */
+    public Role requireMember(UUID teamId, UUID userId) {
+        return roleOf(teamId, userId).orElseThrow(
+                () -> new NotFoundException("team.not_found", "No team " + teamId + " among your teams."));
+    }
+
+    /**
+     * @return the caller's role, OWNER or STAFF
+     * @throws NotFoundException when not a member; {@link ForbiddenException} ({@code team.staff_only})
+     *                           when a customer
+     */
+    public Role requireStaff(UUID teamId, UUID userId) {
+        Role r = requireMember(teamId, userId);
+        if (!r.isStaff()) {
+            throw new ForbiddenException("team.staff_only", "Only staff and owners of the team may do this.");
+        }
+        return r;
+    }
+
+    /**
+     * @return true when a member with {@code role} may see the ticket: staff see all of the team,
+     *         customers only tickets they requested or are assigned to
+     */
+    public static boolean canSee(Role role, UUID userId, UUID requesterId, UUID assigneeId) {
+        return role.isStaff() || userId.equals(requesterId) || userId.equals(assigneeId);
+    }
+}
