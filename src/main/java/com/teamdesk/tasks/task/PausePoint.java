@@ -18,6 +18,8 @@ public enum PausePoint {
     REMINDER_AFTER_EVENT_INSERT,
     /** Reminder: inside the transaction, before the lease-checked completion UPDATE. */
     REMINDER_BEFORE_COMPLETE,
+    /** Reminder: after the completion UPDATE matched, still inside the transaction (its row lock held). */
+    REMINDER_AFTER_COMPLETE,
     /** Before the lease-checked failure report (R11). */
     BEFORE_FAILURE_REPORT,
     /** After the ledger committed COMPLETED, before the final progress-100 report to the queue (R12). */
