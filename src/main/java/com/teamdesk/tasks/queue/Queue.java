@@ -5,6 +5,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
+import java.util.Objects;
+
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -15,6 +17,8 @@ import redis.clients.jedis.UnifiedJedis;
  */
 public final class Queue {
 
+    private final QueueStore store;
+
     /**
      * @param redis     a pooled client such as {@code redis.clients.jedis.RedisClient}; not closed by this class
      * @param prefix    key prefix, e.g. {@code teamdesk}
@@ -23,12 +27,12 @@ public final class Queue {
      * @throws NullPointerException     if an argument is null
      */
     public Queue(UnifiedJedis redis, String prefix, String queueName) {
-        throw new UnsupportedOperationException("not implemented yet");
+        this.store = new QueueStore(Objects.requireNonNull(redis, "redis"), new QueueKeys(prefix, queueName));
     }
 
     /** @return the key names of this queue */
     public QueueKeys keys() {
-        throw new UnsupportedOperationException("not implemented yet");
+        return store.keys();
     }
 
     /**
@@ -44,7 +48,7 @@ public final class Queue {
      * @throws NullPointerException     if an argument is null
      */
     public AddResult add(String jobId, String data, JobOptions options) {
-        throw new UnsupportedOperationException("not implemented yet");
+        return store.add(jobId, data, options);
     }
 
     /**
@@ -57,7 +61,7 @@ public final class Queue {
      * @throws NullPointerException     if the list or an element is null
      */
     public List<AddResult> addBulk(List<NewJob> jobs) {
-        throw new UnsupportedOperationException("not implemented yet");
+        return store.addBulk(Objects.requireNonNull(jobs, "jobs"));
     }
 
     /**
@@ -66,7 +70,7 @@ public final class Queue {
      * @throws NullPointerException if the id is null
      */
     public Optional<JobRecord> getJob(String jobId) {
-        throw new UnsupportedOperationException("not implemented yet");
+        return store.getJob(jobId);
     }
 
     /**
@@ -78,14 +82,14 @@ public final class Queue {
      * @throws NullPointerException if the id is null
      */
     public boolean remove(String jobId) {
-        throw new UnsupportedOperationException("not implemented yet");
+        return store.remove(jobId) == 1;
     }
 
     /**
      * @return the number of jobs in each state (every {@link JobState} present), read in one script
      */
     public Map<JobState, Long> counts() {
-        throw new UnsupportedOperationException("not implemented yet");
+        return store.counts();
     }
 
     /**
@@ -96,20 +100,20 @@ public final class Queue {
      * @return how many records were removed
      */
     public int trimRetention() {
-        throw new UnsupportedOperationException("not implemented yet");
+        return store.trimRetention(0);
     }
 
     /**
      * @return ids of workers whose heartbeat key is live (R22)
      */
     public Set<String> liveWorkers() {
-        throw new UnsupportedOperationException("not implemented yet");
+        return store.liveWorkers();
     }
 
     /**
      * Deletes every key of this queue (tests). Not atomic: do not run it while workers of the queue run.
      */
     public void obliterate() {
-        throw new UnsupportedOperationException("not implemented yet");
+        store.obliterate();
     }
 }

@@ -1,0 +1,376 @@
+package com.teamdesk.tasks.queue;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Response;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
+import redis.clients.jedis.util.KeyValue;
+import redis.clients.jedis.resps.Tuple;
+
+/**
+ * The storage layer shared by {@link Queue} and {@link Worker}: one typed method per script, so that the
+ * KEYS/ARGV layout of each script lives next to nothing else. Thread-safe when the client is (pooled).
+ */
+final class QueueStore {
+
+    /** Most records one script call removes from one set for one kind of retention limit. */
+    static final int TRIM_BATCH = 1000;
+
+    private final UnifiedJedis redis;
+    private final QueueKeys keys;
+
+    QueueStore(UnifiedJedis redis, QueueKeys keys) {
+        this.redis = Objects.requireNonNull(redis, "redis");
+        this.keys = Objects.requireNonNull(keys, "keys");
+    }
+
+    QueueKeys keys() {
+        return keys;
+    }
+
+    /** A job claimed by one execution: the lock {@code token} is what every later transition checks. */
+    record Claimed(String id, String data, int attemptsMade, int attemptsStarted, int maxAttempts,
+                   Backoff backoff, String token) {
+    }
+
+    /** Reply of a fetch: a claimed job, or none and how long until the next delayed job is due (-1: none). */
+    record Fetch(Claimed job, long nextDueInMs) {
+    }
+
+    /** Reply of complete/fail; {@code next} is the job fetched in the same round trip, or null. */
+    record Finish(boolean lockLost, int attemptsMade, boolean exhausted, Claimed next) {
+    }
+
+    /** One job found stalled by the stalled check. */
+    record Stalled(String id, boolean failed, int attemptsMade) {
+    }
+
+    // ---- producer -------------------------------------------------------------------------------------
+
+    AddResult add(String jobId, String data, JobOptions options) {
+        return addResult(QueueScripts.ADD.eval(redis, addKeys(jobId), addArgs(jobId, data, options)));
+    }
+
+    List<AddResult> addBulk(List<NewJob> jobs) {
+        for (NewJob job : jobs) {
+            QueueKeys.requireValidJobId(Objects.requireNonNull(job, "job").jobId());
+        }
+        AddResult[] results = new AddResult[jobs.size()];
+        List<Integer> pending = new ArrayList<>();
+        for (int i = 0; i < jobs.size(); i++) {
+            pending.add(i);
+        }
+        boolean loaded = false;
+        while (!pending.isEmpty()) {
+            List<Response<Object>> replies = new ArrayList<>(pending.size());
+            try (AbstractPipeline pipeline = redis.pipelined()) {
+                for (int i : pending) {
+                    NewJob job = jobs.get(i);
+                    replies.add(QueueScripts.ADD.eval(pipeline,
+                            addKeys(job.jobId()), addArgs(job.jobId(), job.data(), job.options())));
+                }
+                pipeline.sync();
+            }
+            List<Integer> noScript = new ArrayList<>();
+            for (int k = 0; k < pending.size(); k++) {
+                try {
+                    results[pending.get(k)] = addResult(replies.get(k).get());
+                } catch (JedisDataException e) {
+                    if (!LuaScript.isNoScript(e) || loaded) {
+                        throw e;
+                    }
+                    noScript.add(pending.get(k));
+                }
+            }
+            if (!noScript.isEmpty()) {
+                // NOSCRIPT ran nothing: load once and send those again, in order
+                QueueScripts.ADD.load(redis);
+                loaded = true;
+            }
+            pending = noScript;
+        }
+        return List.of(results);
+    }
+
+    private List<String> addKeys(String jobId) {
+        return List.of(keys.job(QueueKeys.requireValidJobId(jobId)), keys.waiting(), keys.delayed(), keys.marker());
+    }
+
+    private static List<String> addArgs(String jobId, String data, JobOptions o) {
+        Objects.requireNonNull(data, "data");
+        Objects.requireNonNull(o, "options");
+        return List.of(jobId, data, Integer.toString(o.attempts()),
+                Long.toString(o.backoff().baseDelayMs()), o.backoff().jitter() ? "1" : "0",
+                Long.toString(o.delayMs()),
+                Long.toString(o.removeOnComplete().maxAgeSeconds()), Integer.toString(o.removeOnComplete().maxCount()),
+                Long.toString(o.removeOnFail().maxAgeSeconds()), Integer.toString(o.removeOnFail().maxCount()));
+    }
+
+    private static AddResult addResult(Object reply) {
+        return num(reply) == 1 ? AddResult.ADDED : AddResult.DUPLICATE;
+    }
+
+    // ---- worker transitions ---------------------------------------------------------------------------
+
+    Fetch moveToActive(String token, long lockMs) {
+        Object reply = QueueScripts.MOVE_TO_ACTIVE.eval(redis,
+                List.of(keys.waiting(), keys.active(), keys.delayed(), keys.marker()),
+                List.of(keys.jobPrefix(), token, Long.toString(lockMs)));
+        return fetch(list(reply), token);
+    }
+
+    /**
+     * Blocks (BZPOPMIN, no polling) until the marker announces work, this worker is woken, or the timeout.
+     *
+     * @return the key that was popped, or null on timeout
+     */
+    String awaitMarker(long timeoutMs, String wakeKey) {
+        KeyValue<String, Tuple> popped = redis.bzpopmin(timeoutMs / 1000.0, keys.marker(), wakeKey);
+        return popped == null ? null : popped.getKey();
+    }
+
+    /** Puts back a marker this worker popped but will not act on (it is closing). */
+    void restoreMarker() {
+        redis.zadd(keys.marker(), 0, "0");
+    }
+
+    /** Wakes the blocked fetch of the worker owning {@code wakeKey}. */
+    void wake(String wakeKey) {
+        redis.zadd(wakeKey, 0, "0");
+    }
+
+    void deleteKey(String key) {
+        redis.del(key);
+    }
+
+    Finish complete(String jobId, String token, String nextToken, long lockMs) {
+        Object reply = QueueScripts.COMPLETE.eval(redis,
+                List.of(keys.waiting(), keys.active(), keys.delayed(), keys.marker(), keys.completed(), keys.meta()),
+                List.of(keys.jobPrefix(), jobId, token, nextToken == null ? "0" : "1",
+                        nextToken == null ? "" : nextToken, Long.toString(lockMs)));
+        List<Object> r = list(reply);
+        if (num(r.get(0)) < 0) {
+            return new Finish(true, 0, false, null);
+        }
+        Claimed next = r.size() > 1 ? fetch(list(r.get(1)), nextToken).job() : null;
+        return new Finish(false, 0, false, next);
+    }
+
+    Finish fail(String jobId, String token, String reason, boolean unrecoverable, long retryDelayMs,
+                String nextToken, long lockMs) {
+        Object reply = QueueScripts.FAIL.eval(redis,
+                List.of(keys.waiting(), keys.active(), keys.delayed(), keys.marker(), keys.failed(), keys.meta()),
+                List.of(keys.jobPrefix(), jobId, token, reason, unrecoverable ? "1" : "0", Long.toString(retryDelayMs),
+                        nextToken == null ? "0" : "1", nextToken == null ? "" : nextToken, Long.toString(lockMs)));
+        List<Object> r = list(reply);
+        if (num(r.get(0)) < 0) {
+            return new Finish(true, 0, false, null);
+        }
+        Claimed next = r.size() > 3 ? fetch(list(r.get(3)), nextToken).job() : null;
+        return new Finish(false, (int) num(r.get(1)), num(r.get(2)) == 1, next);
+    }
+
+    /**
+     * Extends the locks still held by the given executions.
+     *
+     * @param held job id and lock token of each execution
+     * @return the ids whose lock was missing or held by another token
+     */
+    List<String> extendLocks(List<Map.Entry<String, String>> held, long lockMs) {
+        List<String> lockKeys = new ArrayList<>(held.size());
+        List<String> args = new ArrayList<>(held.size() + 1);
+        args.add(Long.toString(lockMs));
+        for (Map.Entry<String, String> e : held) {
+            lockKeys.add(keys.lock(e.getKey()));
+            args.add(e.getValue());
+        }
+        List<String> lost = new ArrayList<>();
+        for (Object index : list(QueueScripts.EXTEND_LOCKS.eval(redis, lockKeys, args))) {
+            lost.add(held.get((int) num(index) - 1).getKey());
+        }
+        return lost;
+    }
+
+    /** @return false when the lock is not held by {@code token} (nothing written) */
+    boolean updateProgress(String jobId, String token, int percent) {
+        return num(QueueScripts.UPDATE_PROGRESS.eval(redis, List.of(keys.job(jobId), keys.lock(jobId)),
+                List.of(token, Integer.toString(percent)))) == 1;
+    }
+
+    List<Stalled> moveStalledJobs(int maxStalledCount, long guardMs, String reason) {
+        Object reply = QueueScripts.MOVE_STALLED.eval(redis,
+                List.of(keys.waiting(), keys.active(), keys.marker(), keys.failed(), keys.meta(), keys.stalledCheck()),
+                List.of(keys.jobPrefix(), Integer.toString(maxStalledCount), Long.toString(guardMs), reason));
+        List<Stalled> stalled = new ArrayList<>();
+        for (Object o : list(reply)) {
+            List<Object> s = list(o);
+            stalled.add(new Stalled(str(s.get(0)), num(s.get(1)) == 1, (int) num(s.get(2))));
+        }
+        return stalled;
+    }
+
+    /**
+     * Enforces retention (R5) until nothing is left to remove.
+     *
+     * @param guardMs when positive, skip if another caller trimmed within this many ms
+     * @return records removed
+     */
+    int trimRetention(long guardMs) {
+        int total = 0;
+        long guard = guardMs;
+        while (true) {
+            List<Object> r = list(QueueScripts.TRIM_RETENTION.eval(redis,
+                    List.of(keys.completed(), keys.failed(), keys.meta(), keys.retentionCheck()),
+                    List.of(keys.jobPrefix(), Long.toString(guard), Integer.toString(TRIM_BATCH))));
+            long completed = num(r.get(0));
+            long failed = num(r.get(1));
+            total += (int) (completed + failed);
+            if (completed < TRIM_BATCH && failed < TRIM_BATCH) {
+                return total;
+            }
+            guard = 0; // we hold this interval's guard: continue the batches
+        }
+    }
+
+    void heartbeat(String workerId, long ttlMs, String value) {
+        QueueScripts.HEARTBEAT.eval(redis, List.of(keys.worker(workerId), keys.workers()),
+                List.of(workerId, Long.toString(ttlMs), value));
+    }
+
+    void removeHeartbeat(String workerId) {
+        heartbeat(workerId, 0, "");
+    }
+
+    // ---- operator look-ups ----------------------------------------------------------------------------
+
+    Set<String> liveWorkers() {
+        Set<String> live = new LinkedHashSet<>();
+        for (Object id : list(QueueScripts.LIVE_WORKERS.eval(redis, List.of(keys.workers()),
+                List.of(keys.worker(""))))) {
+            live.add(str(id));
+        }
+        return live;
+    }
+
+    Optional<JobRecord> getJob(String jobId) {
+        Map<String, String> h = redis.hgetAll(keys.job(Objects.requireNonNull(jobId, "jobId")));
+        if (h == null || h.isEmpty()) {
+            return Optional.empty();
+        }
+        JobState state = JobState.valueOf(h.get("state").toUpperCase(Locale.ROOT));
+        return Optional.of(new JobRecord(jobId, h.get("data"), state,
+                intField(h, "attemptsMade"), intField(h, "attemptsStarted"), intField(h, "maxAttempts"),
+                intField(h, "stalledCounter"), intField(h, "progress"), h.get("failedReason"),
+                state == JobState.FAILED && "1".equals(h.get("exhausted")),
+                instant(h.get("addedAt")), instant(h.get("processedAt")), instant(h.get("finishedAt"))));
+    }
+
+    /** @return 1 removed, 0 no such job, -1 refused (active with a live lock) */
+    long remove(String jobId) {
+        Objects.requireNonNull(jobId, "jobId");
+        return num(QueueScripts.REMOVE.eval(redis,
+                List.of(keys.job(jobId), keys.lock(jobId), keys.waiting(), keys.active(), keys.delayed(),
+                        keys.completed(), keys.failed()),
+                List.of(jobId)));
+    }
+
+    Map<JobState, Long> counts() {
+        List<Object> r = list(QueueScripts.COUNTS.eval(redis,
+                List.of(keys.waiting(), keys.delayed(), keys.active(), keys.completed(), keys.failed()), List.of()));
+        Map<JobState, Long> counts = new EnumMap<>(JobState.class);
+        counts.put(JobState.WAITING, num(r.get(0)));
+        counts.put(JobState.DELAYED, num(r.get(1)));
+        counts.put(JobState.ACTIVE, num(r.get(2)));
+        counts.put(JobState.COMPLETED, num(r.get(3)));
+        counts.put(JobState.FAILED, num(r.get(4)));
+        return counts;
+    }
+
+    void obliterate() {
+        ScanParams params = new ScanParams().match(escapeGlob(keys.base()) + "*").count(1000);
+        String cursor = ScanParams.SCAN_POINTER_START;
+        do {
+            ScanResult<String> page = redis.scan(cursor, params);
+            if (!page.getResult().isEmpty()) {
+                redis.unlink(page.getResult().toArray(String[]::new));
+            }
+            cursor = page.getCursor();
+        } while (!ScanParams.SCAN_POINTER_START.equals(cursor));
+    }
+
+    // ---- reply decoding -------------------------------------------------------------------------------
+
+    private Fetch fetch(List<Object> r, String token) {
+        if (num(r.get(0)) != 1) {
+            return new Fetch(null, num(r.get(1)));
+        }
+        Backoff backoff = new Backoff(num(r.get(6)), "1".equals(str(r.get(7))));
+        return new Fetch(new Claimed(str(r.get(1)), str(r.get(2)), (int) num(r.get(3)), (int) num(r.get(4)),
+                (int) num(r.get(5)), backoff, token), -1);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Object> list(Object reply) {
+        if (reply instanceof List<?> l) {
+            return (List<Object>) l;
+        }
+        throw new IllegalStateException("unexpected script reply: " + reply);
+    }
+
+    private static long num(Object o) {
+        if (o instanceof Long l) {
+            return l;
+        }
+        if (o instanceof Number n) {
+            return n.longValue();
+        }
+        if (o instanceof String || o instanceof byte[]) {
+            return Long.parseLong(str(o));
+        }
+        throw new IllegalStateException("unexpected script reply: " + o);
+    }
+
+    private static String str(Object o) {
+        if (o == null) {
+            return null;
+        }
+        if (o instanceof byte[] b) {
+            return new String(b, StandardCharsets.UTF_8);
+        }
+        return o.toString();
+    }
+
+    private static int intField(Map<String, String> h, String field) {
+        String v = h.get(field);
+        return v == null ? 0 : Integer.parseInt(v);
+    }
+
+    private static Instant instant(String epochMs) {
+        return epochMs == null ? null : Instant.ofEpochMilli(Long.parseLong(epochMs));
+    }
+
+    private static String escapeGlob(String s) {
+        StringBuilder b = new StringBuilder(s.length());
+        for (char c : s.toCharArray()) {
+            if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+                b.append('\\');
+            }
+            b.append(c);
+        }
+        return b.toString();
+    }
+}
