@@ -1,0 +1,95 @@
+package com.teamdesk.tasks.queue;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import redis.clients.jedis.params.SetParams;
+
+/** R6 at the script level: every transition checks the lock token; a lost lock moves nothing. */
+class LockTokenTest extends QueueFixture {
+
+    private QueueStore store;
+
+    @BeforeEach
+    void store() {
+        store = new QueueStore(redis, queue.keys());
+    }
+
+    @Test
+    void aTakenOverLockRefusesEveryWriteOfTheOldHolder() {
+        queue.add("j", "x", JobOptions.defaults());
+        assertEquals("j", store.moveToActive("token-A", 60_000).job().id());
+        String lock = queue.keys().lock("j");
+        redis.set(lock, "token-B", SetParams.setParams().px(5_000)); // what a takeover leaves behind
+        JobRecord before = job("j");
+
+        assertTrue(store.complete("j", "token-A", null, 60_000).lockLost());
+        assertTrue(store.fail("j", "token-A", "late", false, 0, null, 60_000).lockLost());
+        assertTrue(store.fail("j", "token-A", "late", true, 0, null, 60_000).lockLost());
+        assertEquals(List.of("j"), store.extendLocks(List.of(Map.entry("j", "token-A")), 60_000));
+        assertFalse(store.updateProgress("j", "token-A", 50));
+
+        assertEquals(before, job("j"));
+        assertEquals("token-B", redis.get(lock));
+        assertTrue(redis.pttl(lock) <= 5_000, "not extended by the old holder");
+
+        assertEquals(List.of(), store.extendLocks(List.of(Map.entry("j", "token-B")), 60_000));
+        assertTrue(redis.pttl(lock) > 5_000, "extended by the owner");
+        assertTrue(store.updateProgress("j", "token-B", 50));
+        assertFalse(store.complete("j", "token-B", null, 60_000).lockLost());
+        assertEquals(JobState.COMPLETED, job("j").state());
+        assertFalse(redis.exists(lock), "completing releases the lock");
+    }
+
+    @Test
+    void aMissingLockIsLostTooAndTheJobIsLeftToTheStalledCheck() {
+        queue.add("k", "x", JobOptions.defaults());
+        store.moveToActive("token-K", 60_000);
+        redis.del(queue.keys().lock("k"));
+        assertTrue(store.complete("k", "token-K", null, 60_000).lockLost());
+        assertEquals(JobState.ACTIVE, job("k").state());
+
+        List<QueueStore.Stalled> stalled = store.moveStalledJobs(1, 60_000, "stalled");
+        assertEquals(List.of(new QueueStore.Stalled("k", false, 0)), stalled);
+        assertEquals(JobState.WAITING, job("k").state());
+        assertEquals(List.of(), store.moveStalledJobs(1, 60_000, "stalled"), "one check per interval");
+    }
+
+    @Test
+    void fetchingPromotesDueDelayedJobsAndReportsTheNextDueTime() {
+        queue.add("soon", "x", JobOptions.defaults().withDelayMs(60_000));
+        QueueStore.Fetch none = store.moveToActive("t1", 60_000);
+        assertEquals(null, none.job());
+        assertTrue(none.nextDueInMs() > 55_000 && none.nextDueInMs() <= 60_000, "due in " + none.nextDueInMs());
+        redis.zadd(queue.keys().delayed(), 0, "soon"); // make it due now
+        QueueStore.Fetch fetched = store.moveToActive("t2", 60_000);
+        assertEquals("soon", fetched.job().id());
+        assertEquals(1, fetched.job().attemptsStarted());
+        assertEquals("t2", redis.get(queue.keys().lock("soon")));
+        assertEquals(-1, store.moveToActive("t3", 60_000).nextDueInMs(), "nothing left");
+    }
+
+    @Test
+    void finishingFetchesTheNextJobInTheSameScript() {
+        queue.add("one", "1", JobOptions.defaults());
+        queue.add("two", "2", JobOptions.defaults());
+        store.moveToActive("t1", 60_000);
+        QueueStore.Finish finish = store.complete("one", "t1", "t2", 60_000);
+        assertEquals("two", finish.next().id());
+        assertEquals("2", finish.next().data());
+        assertEquals(JobState.ACTIVE, job("two").state());
+        QueueStore.Finish last = store.fail("two", "t2", "boom", false, 60_000, "t3", 60_000);
+        assertEquals(1, last.attemptsMade());
+        assertFalse(last.exhausted());
+        assertEquals(null, last.next(), "the retry is delayed, nothing else waits");
+        assertEquals(JobState.DELAYED, job("two").state());
+        assertEquals("boom", job("two").failedReason());
+    }
+}

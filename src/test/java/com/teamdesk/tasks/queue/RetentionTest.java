@@ -1,0 +1,109 @@
+package com.teamdesk.tasks.queue;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+/** R5: finished records are kept by age and count, also while idle; unfinished jobs are never touched. */
+class RetentionTest extends QueueFixture {
+
+    private static final long DAY_MS = TimeUnit.DAYS.toMillis(1);
+
+    @Test
+    void onlyTheNewestMaxCountRecordsAreKept() {
+        JobOptions options = JobOptions.defaults().withAttempts(1)
+                .withRemoveOnComplete(new Retention(86_400, 3)).withRemoveOnFail(new Retention(604_800, 2));
+        for (int i = 0; i < 5; i++) {
+            queue.add("ok-" + i, "x", options);
+            queue.add("bad-" + i, "x", options);
+        }
+        Worker w = worker(FAST, job -> {
+            if (job.id().startsWith("bad")) {
+                throw new IllegalStateException("bad");
+            }
+        });
+        w.start();
+        events.awaitNth("completed", "ok-4", 1);
+        events.awaitNth("failed", "bad-4", 1);
+
+        assertEquals(3L, queue.counts().get(JobState.COMPLETED));
+        assertEquals(2L, queue.counts().get(JobState.FAILED));
+        for (int i = 0; i < 5; i++) {
+            assertEquals(i >= 2, queue.getJob("ok-" + i).isPresent(), "ok-" + i);
+            assertEquals(i >= 3, queue.getJob("bad-" + i).isPresent(), "bad-" + i);
+        }
+    }
+
+    @Test
+    void recordsOlderThanMaxAgeAreRemovedButNeverWaitingActiveOrDelayedJobs() {
+        JobOptions options = JobOptions.defaults().withAttempts(1);
+        for (String id : new String[] {"old-ok", "new-ok", "old-bad", "new-bad"}) {
+            queue.add(id, "x", options);
+        }
+        Worker w = worker(FAST, job -> {
+            if (job.id().endsWith("bad")) {
+                throw new IllegalStateException("bad");
+            }
+        });
+        w.start();
+        events.awaitNth("failed", "new-bad", 1);
+        assertTrue(w.close(java.time.Duration.ofSeconds(5)));
+
+        QueueStore store = new QueueStore(redis, queue.keys());
+        queue.add("active", "x", options);
+        assertEquals("active", store.moveToActive("token", 60_000).job().id());
+        queue.add("waiting", "x", options);
+        queue.add("delayed", "x", options.withDelayMs(60_000));
+
+        finishedAgo(queue.keys().completed(), "old-ok", 2 * DAY_MS); // completed: kept 86400 s
+        finishedAgo(queue.keys().failed(), "new-bad", 2 * DAY_MS); // failed: kept 604800 s
+        finishedAgo(queue.keys().failed(), "old-bad", 8 * DAY_MS);
+        assertEquals(2, queue.trimRetention());
+        assertTrue(queue.getJob("old-ok").isEmpty());
+        assertTrue(queue.getJob("old-bad").isEmpty());
+        assertTrue(queue.getJob("new-ok").isPresent());
+        assertTrue(queue.getJob("new-bad").isPresent());
+        assertEquals(0, queue.trimRetention());
+
+        // a job finishing with "keep none" makes retention remove every finished record...
+        queue.add("keep-none", "x", options.withRemoveOnComplete(new Retention(0, 0)));
+        store.moveToActive("t2", 60_000); // "waiting" is first in line
+        assertEquals("keep-none", store.complete("waiting", "t2", "t3", 60_000).next().id());
+        assertTrue(queue.getJob("keep-none").isPresent());
+        store.complete("keep-none", "t3", null, 60_000);
+        assertEquals(0L, queue.counts().get(JobState.COMPLETED));
+        assertTrue(queue.getJob("new-ok").isEmpty());
+        // ...but waiting, active and delayed jobs are never touched
+        queue.trimRetention();
+        assertEquals(JobState.ACTIVE, job("active").state());
+        assertEquals(JobState.DELAYED, job("delayed").state());
+        queue.add("still-waiting", "x", options);
+        queue.trimRetention();
+        assertEquals(JobState.WAITING, job("still-waiting").state());
+    }
+
+    @Test
+    void retentionIsEnforcedWhileTheQueueIsIdle() {
+        queue.add("done", "x", JobOptions.defaults());
+        queue.add("later", "x", JobOptions.defaults().withDelayMs(60_000));
+        Worker w = worker(FAST, job -> { });
+        w.start();
+        events.awaitNth("completed", "done", 1);
+
+        finishedAgo(queue.keys().completed(), "done", 2 * DAY_MS); // no job finishes after this
+        awaitCondition("the periodic trim to remove the expired record", () -> queue.getJob("done").isEmpty());
+        assertEquals(0L, queue.counts().get(JobState.COMPLETED));
+        assertEquals(JobState.DELAYED, job("later").state());
+    }
+
+    /** Pretends a finished job finished {@code agoMs} ago (the retention clock is the finish-time score). */
+    private void finishedAgo(String setKey, String jobId, long agoMs) {
+        long serverNowMs = (Long) redis.eval("local t = redis.call('TIME') return t[1] * 1000");
+        long finishedAt = serverNowMs - agoMs;
+        assertEquals(0, redis.zadd(setKey, finishedAt, jobId), "job must already be in " + setKey);
+        redis.hset(queue.keys().job(jobId), "finishedAt", Long.toString(finishedAt));
+    }
+}
