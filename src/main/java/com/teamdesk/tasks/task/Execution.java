@@ -51,6 +51,7 @@ public final class Execution {
      * @throws LeaseLost when the lease no longer matches (R8)
      */
     public void progress(int percent) {
+        pause(PausePoint.BEFORE_PROGRESS_WRITE);
         ledger.writeProgress(lease, percent, clock.instant());
         try {
             job.updateProgress(percent);

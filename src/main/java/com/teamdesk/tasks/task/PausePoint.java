@@ -8,6 +8,8 @@ package com.teamdesk.tasks.task;
 public enum PausePoint {
     /** Right after a successful claim (R7) committed. */
     AFTER_CLAIM,
+    /** Right before the lease-checked ledger progress write (R10); a fault here is a failing progress write. */
+    BEFORE_PROGRESS_WRITE,
     /** Export: a batch of tickets was read, before its progress write (R10). */
     EXPORT_AFTER_BATCH_READ,
     /** Export: after the final permission check, before the lease-checked result write (R13). */

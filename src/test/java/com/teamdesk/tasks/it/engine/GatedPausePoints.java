@@ -1,0 +1,126 @@
+package com.teamdesk.tasks.it.engine;
+
+import com.teamdesk.tasks.task.Lease;
+import com.teamdesk.tasks.task.PausePoint;
+import com.teamdesk.tasks.task.PausePoints;
+import jakarta.annotation.Priority;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Alternative;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * Test {@link PausePoints}: deployed into the test WAR, it replaces the production no-op (CDI
+ * alternative with a priority). A test arms a {@link Gate} or a fault for the Nth arrival (1-based)
+ * of a task's executions at a point; executions with nothing armed pass straight through.
+ * Gates wait at most {@link #MAX_WAIT_S} seconds for their release, only to detect a sync point
+ * that never came: ordering itself comes from the latches.
+ */
+@Alternative
+@Priority(1000)
+@ApplicationScoped
+public class GatedPausePoints implements PausePoints {
+    /** Upper bound of any wait on a gate, in seconds. */
+    public static final long MAX_WAIT_S = 8;
+
+    private record Key(PausePoint point, UUID taskId, int occurrence) {
+    }
+
+    private final Map<Key, Gate> gates = new ConcurrentHashMap<>();
+    private final Map<Key, Supplier<? extends RuntimeException>> faults = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> arrivals = new ConcurrentHashMap<>();
+
+    /** Arms a gate for the {@code occurrence}-th arrival of {@code taskId}'s executions at {@code point}. */
+    public Gate gate(PausePoint point, UUID taskId, int occurrence) {
+        Gate g = new Gate(point);
+        gates.put(new Key(point, taskId, occurrence), g);
+        return g;
+    }
+
+    /** Arms a fault: the {@code occurrence}-th arrival at {@code point} throws what {@code fault} makes. */
+    public void fault(PausePoint point, UUID taskId, int occurrence, Supplier<? extends RuntimeException> fault) {
+        faults.put(new Key(point, taskId, occurrence), fault);
+    }
+
+    /** @return how many times executions of {@code taskId} reached {@code point} */
+    public int arrivals(PausePoint point, UUID taskId) {
+        AtomicInteger n = arrivals.get(point + "/" + taskId);
+        return n == null ? 0 : n.get();
+    }
+
+    /** Releases every gate of the task and forgets its gates, faults and counts (call in finally). */
+    public void reset(UUID taskId) {
+        gates.entrySet().removeIf(e -> {
+            if (e.getKey().taskId().equals(taskId)) {
+                e.getValue().release();
+                return true;
+            }
+            return false;
+        });
+        faults.keySet().removeIf(k -> k.taskId().equals(taskId));
+        arrivals.keySet().removeIf(k -> k.endsWith("/" + taskId));
+    }
+
+    @Override
+    public void reached(PausePoint point, Lease lease) {
+        int n = arrivals.computeIfAbsent(point + "/" + lease.taskId(), k -> new AtomicInteger()).incrementAndGet();
+        Key key = new Key(point, lease.taskId(), n);
+        Gate g = gates.get(key);
+        if (g != null) {
+            g.arrive(lease);
+        }
+        Supplier<? extends RuntimeException> f = faults.get(key);
+        if (f != null) {
+            throw f.get();
+        }
+    }
+
+    /** One pause: the execution signals its arrival, then waits for {@link #release()}. */
+    public static final class Gate {
+        private final PausePoint point;
+        private final CountDownLatch arrived = new CountDownLatch(1);
+        private final CountDownLatch released = new CountDownLatch(1);
+        private volatile Lease lease;
+
+        Gate(PausePoint point) {
+            this.point = point;
+        }
+
+        void arrive(Lease l) {
+            lease = l;
+            arrived.countDown();
+            try {
+                if (!released.await(MAX_WAIT_S, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("gate at " + point + " was never released");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted at " + point, e);
+            }
+        }
+
+        /**
+         * Waits until an execution is paused here.
+         *
+         * @return the paused execution's lease
+         * @throws AssertionError when nobody arrived within {@link #MAX_WAIT_S} s
+         */
+        public Lease awaitArrival() throws InterruptedException {
+            if (!arrived.await(MAX_WAIT_S, TimeUnit.SECONDS)) {
+                throw new AssertionError("no execution reached " + point + " within " + MAX_WAIT_S + " s");
+            }
+            return Objects.requireNonNull(lease);
+        }
+
+        /** Lets the paused execution go on (idempotent). */
+        public void release() {
+            released.countDown();
+        }
+    }
+}
