@@ -92,13 +92,17 @@ public final class Worker implements AutoCloseable {
      * @param options   worker settings
      * @param processor the code run for each job
      * @param executor  runs every worker task; not shut down by the worker (may be container-managed)
-     * @throws IllegalArgumentException if a name is invalid
+     * @throws IllegalArgumentException if a name is invalid, or {@code options.lockRenewMs() >= options.lockDurationMs()}
      * @throws NullPointerException     if an argument is null
      */
     public Worker(UnifiedJedis redis, String prefix, String queueName, WorkerOptions options,
                   JobProcessor processor, ExecutorService executor) {
         this.store = new QueueStore(redis, new QueueKeys(prefix, queueName));
         this.options = Objects.requireNonNull(options, "options");
+        if (options.lockRenewMs() >= options.lockDurationMs()) {
+            throw new IllegalArgumentException("lockRenewMs (" + options.lockRenewMs()
+                    + ") must be below lockDurationMs (" + options.lockDurationMs() + ") or locks expire");
+        }
         this.processor = Objects.requireNonNull(processor, "processor");
         this.executor = Objects.requireNonNull(executor, "executor");
         this.wakeKey = store.keys().wake(workerId);
@@ -168,6 +172,9 @@ public final class Worker implements AutoCloseable {
     public boolean close(Duration timeout) {
         long deadline = System.nanoTime() + Objects.requireNonNull(timeout, "timeout").toNanos();
         if (phase.compareAndSet(Phase.NEW, Phase.CLOSED)) {
+            for (int i = 0; i < WorkerOptions.INTERNAL_TASKS; i++) {
+                loopsDone.countDown(); // never started
+            }
             return true;
         }
         if (phase.compareAndSet(Phase.RUNNING, Phase.CLOSING)) {

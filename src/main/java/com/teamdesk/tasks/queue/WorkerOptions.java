@@ -5,8 +5,9 @@ package com.teamdesk.tasks.queue;
  *
  * @param concurrency             jobs processed at the same time by this worker, {@code >= 1}
  * @param lockDurationMs          TTL of a job's lock (R6), {@code > 0}; default 30000
- * @param lockRenewMs             how often the locks of in-flight jobs are extended, {@code 0 < lockRenewMs < lockDurationMs};
- *                                default 15000
+ * @param lockRenewMs             how often the locks of in-flight jobs are extended, {@code > 0}; default 15000. Must be
+ *                                below {@code lockDurationMs}, which the {@link Worker} constructor checks (not this
+ *                                record, so that {@code withX} copies can be chained in any order)
  * @param stalledIntervalMs       how often the stalled check runs (at most once per interval across all workers of
  *                                the queue), {@code > 0}; default 30000
  * @param maxStalledCount         how often a job may stall before it fails for good, {@code >= 0}; default 1
@@ -26,7 +27,7 @@ public record WorkerOptions(int concurrency, long lockDurationMs, long lockRenew
     public WorkerOptions {
         require(concurrency >= 1, "concurrency must be >= 1");
         require(lockDurationMs > 0, "lockDurationMs must be > 0");
-        require(lockRenewMs > 0 && lockRenewMs < lockDurationMs, "lockRenewMs must be > 0 and < lockDurationMs");
+        require(lockRenewMs > 0, "lockRenewMs must be > 0");
         require(stalledIntervalMs > 0, "stalledIntervalMs must be > 0");
         require(maxStalledCount >= 0, "maxStalledCount must be >= 0");
         require(retentionTrimIntervalMs > 0, "retentionTrimIntervalMs must be > 0");

@@ -35,7 +35,7 @@ abstract class QueueFixture {
 
     /** Short lock, renewal and stalled-check timings so that lock expiry takes about a second. */
     static final WorkerOptions FAST = WorkerOptions.defaults()
-            .withLockRenewMs(250).withLockDurationMs(1_000).withStalledIntervalMs(100)
+            .withLockDurationMs(1_000).withLockRenewMs(250).withStalledIntervalMs(100)
             .withRetentionTrimIntervalMs(100).withHeartbeatTtlMs(3_000);
 
     protected RedisClient redis;

@@ -3,6 +3,7 @@ package com.teamdesk.tasks.queue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -50,7 +51,7 @@ class RetentionTest extends QueueFixture {
         });
         w.start();
         events.awaitNth("failed", "new-bad", 1);
-        assertTrue(w.close(java.time.Duration.ofSeconds(5)));
+        assertTrue(w.close(Duration.ofSeconds(5)));
 
         QueueStore store = new QueueStore(redis, queue.keys());
         queue.add("active", "x", options);

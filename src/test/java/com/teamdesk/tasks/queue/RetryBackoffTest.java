@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -27,7 +28,7 @@ class RetryBackoffTest extends QueueFixture {
         w.start();
 
         List<Events.Event> failures = events.await("failed", "flaky", 3);
-        assertTrue(w.close(java.time.Duration.ofSeconds(5)));
+        assertTrue(w.close(Duration.ofSeconds(5)));
 
         assertEquals(List.of(0, 1, 2), attemptsSeen, "attemptsMade before each execution; no 4th execution");
         assertEquals(List.of(1, 2, 3), failures.stream().map(Events.Event::attemptsMade).toList());
@@ -80,7 +81,7 @@ class RetryBackoffTest extends QueueFixture {
         });
         w.start();
         Events.Event failed = events.awaitNth("failed", "u", 1);
-        assertTrue(w.close(java.time.Duration.ofSeconds(5)));
+        assertTrue(w.close(Duration.ofSeconds(5)));
 
         assertTrue(failed.exhausted());
         assertEquals(1, failed.attemptsMade());

@@ -2,9 +2,11 @@ package com.teamdesk.tasks.queue;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -89,7 +91,7 @@ class WorkerCloseTest extends QueueFixture {
         w.start();
         awaitCondition("the heartbeat", () -> queue.liveWorkers().contains(w.workerId()));
         redis.sadd(queue.keys().workers(), "gone"); // registered, but its heartbeat key expired
-        assertEquals(java.util.Set.of(w.workerId()), queue.liveWorkers());
+        assertEquals(Set.of(w.workerId()), queue.liveWorkers());
         assertFalse(redis.sismember(queue.keys().workers(), "gone"), "dead ids are pruned");
         assertTrue(redis.pttl(queue.keys().worker(w.workerId())) <= FAST.heartbeatTtlMs());
         assertTrue(w.close(Duration.ofSeconds(5)));
@@ -97,12 +99,29 @@ class WorkerCloseTest extends QueueFixture {
     }
 
     @Test
+    void aLockRenewalPeriodNotBelowTheLockDurationIsRefused() {
+        WorkerOptions options = WorkerOptions.defaults().withLockDurationMs(1_000).withLockRenewMs(1_000);
+        assertThrows(IllegalArgumentException.class,
+                () -> new Worker(redis, prefix, queueName, options, job -> { }, executor));
+    }
+
+    @Test
+    void aWorkerThatNeverStartedClosesAtOnce() {
+        Worker w = worker(FAST, job -> { });
+        long start = System.nanoTime();
+        assertTrue(w.close(Duration.ofSeconds(5)));
+        assertTrue(w.close(Duration.ofSeconds(5)));
+        assertTrue(System.nanoTime() - start < 500_000_000L, "no waiting for loops that never ran");
+        assertThrows(IllegalStateException.class, w::start);
+    }
+
+    @Test
     void aWorkerCanOnlyBeStartedOnce() {
         Worker w = worker(FAST, job -> { });
         w.start();
-        org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, w::start);
+        assertThrows(IllegalStateException.class, w::start);
         assertTrue(w.close(Duration.ofSeconds(5)));
-        org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, w::start);
+        assertThrows(IllegalStateException.class, w::start);
     }
 
     @Test
