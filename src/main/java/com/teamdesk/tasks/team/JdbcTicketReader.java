@@ -83,7 +83,8 @@ public class JdbcTicketReader {
             sql.and("(t.requester_id = ? OR t.assignee_id = ?)", visibleTo, visibleTo);
         }
         if (!f.statuses().isEmpty()) {
-            sql.and("t.status = ANY (?)", f.statuses().stream().map(Enum::name).toArray(String[]::new));
+            // Cast: a bare String[] would be spread into the varargs as separate parameters.
+            sql.and("t.status = ANY (?)", (Object) f.statuses().stream().map(Enum::name).toArray(String[]::new));
         }
         if (f.assigneeId() != null) {
             sql.and("t.assignee_id = ?", f.assigneeId());
