@@ -17,6 +17,9 @@ import java.util.UUID;
 @Table(name = "membership")
 @IdClass(Membership.Key.class)
 @NamedQuery(name = "Membership.findByUser", query = "SELECT m FROM Membership m WHERE m.userId = :userId")
+@NamedQuery(name = "Membership.teamsOfUser",
+        query = "SELECT NEW com.teamdesk.tasks.team.TeamMembership(t.id, t.name, m.role)"
+                + " FROM Membership m, Team t WHERE t.id = m.teamId AND m.userId = :userId ORDER BY t.name, t.id")
 @NamedQuery(name = "Membership.findStaffOfTeam",
         query = "SELECT m FROM Membership m WHERE m.teamId = :teamId AND m.role <> com.teamdesk.tasks.team.Role.CUSTOMER ORDER BY m.userId")
 public class Membership {

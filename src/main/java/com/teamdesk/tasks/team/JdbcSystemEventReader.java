@@ -1,0 +1,57 @@
+package com.teamdesk.tasks.team;
+
+import com.teamdesk.tasks.platform.SchemaMigration;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/** Reads a team's system events, newest first (by the increasing {@code id}). */
+@ApplicationScoped
+public class JdbcSystemEventReader {
+
+    @Resource(lookup = SchemaMigration.DATASOURCE)
+    DataSource dataSource;
+
+    /**
+     * @param ticketId only events of this ticket, or null for all
+     * @param beforeId only events with a smaller id (the previous page's last), or null
+     * @param limit    rows to read (&gt; 0)
+     */
+    public List<SystemEventRow> list(UUID teamId, UUID ticketId, Long beforeId, int limit) {
+        String sql = "SELECT id, team_id, kind, ticket_id, actor_id, task_id, payload::text, created_at"
+                + " FROM system_event WHERE team_id = ?"
+                + (ticketId == null ? "" : " AND ticket_id = ?")
+                + (beforeId == null ? "" : " AND id < ?")
+                + " ORDER BY id DESC LIMIT ?";
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            int i = 1;
+            ps.setObject(i++, teamId);
+            if (ticketId != null) {
+                ps.setObject(i++, ticketId);
+            }
+            if (beforeId != null) {
+                ps.setLong(i++, beforeId);
+            }
+            ps.setInt(i, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                List<SystemEventRow> out = new ArrayList<>();
+                while (rs.next()) {
+                    out.add(new SystemEventRow(rs.getLong(1), rs.getObject(2, UUID.class), rs.getString(3),
+                            rs.getObject(4, UUID.class), rs.getObject(5, UUID.class), rs.getObject(6, UUID.class),
+                            rs.getString(7), rs.getObject(8, OffsetDateTime.class).toInstant()));
+                }
+                return out;
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("system event read failed: " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package com.teamdesk.tasks.team;
+
+import com.teamdesk.tasks.common.ForbiddenException;
+import com.teamdesk.tasks.common.InvalidInputException;
+import com.teamdesk.tasks.common.NotFoundException;
+import com.teamdesk.tasks.common.Page;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.transaction.Transactional;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.List;
+import java.util.UUID;
+
+/** Application service of a team's audit log: only STAFF and OWNER read it. */
+@ApplicationScoped
+@Transactional
+public class SystemEventService {
+
+    @Inject
+    TeamAccess access;
+
+    @Inject
+    JdbcSystemEventReader reader;
+
+    /**
+     * One page of the team's system events, newest first.
+     *
+     * @param ticketId only events of this ticket (UUID text), or null/blank for all
+     * @param limit    1-500, null = 50
+     * @param cursor   opaque cursor of the previous page, or null
+     * @throws NotFoundException     ({@code team.not_found}) the caller is not a member
+     * @throws ForbiddenException    ({@code team.staff_only}) the caller is a customer
+     * @throws InvalidInputException ({@code filters.invalid}) a bad ticketId; ({@code page.limit},
+     *                               {@code page.cursor})
+     */
+    public Page<SystemEventRow> list(UUID callerId, UUID teamId, String ticketId, Integer limit, String cursor) {
+        access.requireStaff(teamId, callerId);
+        int n = Page.limit(limit);
+        UUID ticket = null;
+        if (ticketId != null && !ticketId.isBlank()) {
+            try {
+                ticket = UUID.fromString(ticketId.trim());
+            } catch (IllegalArgumentException e) {
+                throw new InvalidInputException("filters.invalid", "ticketId must be a UUID.");
+            }
+        }
+        List<SystemEventRow> rows = reader.list(teamId, ticket, decode(cursor), n + 1);
+        if (rows.size() <= n) {
+            return new Page<>(rows, null);
+        }
+        long lastId = rows.get(n - 1).id();
+        return new Page<>(List.copyOf(rows.subList(0, n)),
+                Base64.getUrlEncoder().withoutPadding().encodeToString(Long.toString(lastId).getBytes(StandardCharsets.UTF_8)));
+    }
+
+    private static Long decode(String cursor) {
+        if (cursor == null || cursor.isBlank()) {
+            return null;
+        }
+        try {
+            return Long.parseLong(new String(Base64.getUrlDecoder().decode(cursor.trim()), StandardCharsets.UTF_8));
+        } catch (IllegalArgumentException e) {
+            throw new InvalidInputException("page.cursor", "The cursor is not valid.");
+        }
+    }
+}

@@ -1,0 +1,267 @@
+package com.teamdesk.tasks.team;
+
+import com.teamdesk.tasks.common.ForbiddenException;
+import com.teamdesk.tasks.common.InvalidInputException;
+import com.teamdesk.tasks.common.NotFoundException;
+import com.teamdesk.tasks.common.Page;
+import com.teamdesk.tasks.common.PreconditionFailedException;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import jakarta.transaction.Transactional;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * Application service of tickets: the transaction boundary of every ticket operation of the API,
+ * with authorization through {@link TeamAccess}. A non-member gets 404 for anything of the team;
+ * a customer sees (and may change) only tickets they requested or are assigned to, others answer
+ * 404 as if missing. Assignment and priority are triage: only STAFF and OWNER set them (403
+ * {@code ticket.staff_only} otherwise).
+ */
+@ApplicationScoped
+@Transactional
+public class TicketService {
+    /** Longest accepted title, in characters (after trimming). */
+    public static final int MAX_TITLE = 200;
+    /** Longest accepted body, in characters. */
+    public static final int MAX_BODY = 20_000;
+
+    @PersistenceContext(unitName = "teamdesk")
+    EntityManager em;
+
+    @Inject
+    TeamAccess access;
+
+    @Inject
+    JdbcTicketReader reader;
+
+    @Inject
+    Clock clock;
+
+    /**
+     * Opens a ticket requested by the caller: OPEN, version 1.
+     *
+     * @return the persisted ticket
+     * @throws NotFoundException     ({@code team.not_found}) the caller is not a member
+     * @throws ForbiddenException    ({@code ticket.staff_only}) a customer set priority or assignee
+     * @throws InvalidInputException ({@code ticket.invalid}) bad title, body, priority or assignee
+     *                               id; ({@code ticket.assignee_invalid}) the assignee is not a
+     *                               STAFF/OWNER member of the team
+     */
+    public Ticket create(UUID callerId, UUID teamId, TicketDraft draft) {
+        Role role = access.requireMember(teamId, callerId);
+        if (draft == null) {
+            throw invalid("A JSON body is required.");
+        }
+        if (!role.isStaff() && (draft.priority() != null || draft.assigneeId() != null)) {
+            throw staffOnly();
+        }
+        String title = title(draft.title());
+        String body = body(draft.body());
+        Priority priority = draft.priority() == null ? Priority.NORMAL : priority(draft.priority());
+        UUID assignee = assignee(teamId, draft.assigneeId());
+        Ticket t = new Ticket(UUID.randomUUID(), teamId, title, body, priority, assignee, callerId, now());
+        em.persist(t);
+        em.flush();
+        return t;
+    }
+
+    /**
+     * One page of the team's tickets the caller may see, oldest first (keyset order
+     * {@code (createdAt, id)}).
+     *
+     * @throws NotFoundException     the caller is not a member
+     * @throws InvalidInputException ({@code filters.invalid}) a bad filter; ({@code page.limit},
+     *                               {@code page.cursor}) a bad limit or cursor
+     */
+    public Page<TicketRow> list(UUID callerId, UUID teamId, TicketQuery query) {
+        Role role = access.requireMember(teamId, callerId);
+        int limit = Page.limit(query.limit());
+        KeysetCursor after = KeysetCursor.decode(query.cursor());
+        TicketFilter filter = TicketFilter.of(statuses(query.statuses()), query.assigneeId(), query.createdFrom(),
+                query.createdTo(), query.q(), ZoneOffset.UTC);
+        UUID visibleTo = role.isStaff() ? null : callerId;
+        List<TicketRow> rows = reader.readBatch(teamId, visibleTo, filter, after == null ? null : after.createdAt(),
+                after == null ? null : after.id(), limit + 1);
+        if (rows.size() <= limit) {
+            return new Page<>(rows, null);
+        }
+        List<TicketRow> page = rows.subList(0, limit);
+        TicketRow last = page.get(limit - 1);
+        return new Page<>(List.copyOf(page), new KeysetCursor(last.createdAt(), last.id()).encode());
+    }
+
+    /**
+     * @return the ticket, when the caller may see it
+     * @throws NotFoundException ({@code team.not_found}) not a member; ({@code ticket.not_found})
+     *                           missing, of another team, or not visible to a customer
+     */
+    public Ticket get(UUID callerId, UUID teamId, UUID ticketId) {
+        Role role = access.requireMember(teamId, callerId);
+        return visibleTicket(role, callerId, teamId, ticketId);
+    }
+
+    /**
+     * Changes a ticket if its version is still {@code expectedVersion} (the client's If-Match),
+     * bumping the version by one when anything changed. Takes the team lock first
+     * ({@code SELECT 1 FROM team WHERE id = ? FOR NO KEY UPDATE}), the lock the reminder
+     * transaction takes (R14), so a PATCH and a reminder's version bump never interleave, and
+     * memberships are read under it.
+     *
+     * @param expectedVersion the version the client last read
+     * @return the ticket after the change (unchanged, same version, when nothing differed)
+     * @throws NotFoundException           not a member, or the ticket is not visible
+     * @throws PreconditionFailedException ({@code ticket.version_mismatch}) the ticket changed
+     *                                     since the client read it
+     * @throws ForbiddenException          ({@code ticket.staff_only}) a customer changed priority
+     *                                     or assignee
+     * @throws InvalidInputException       ({@code ticket.invalid}, {@code ticket.assignee_invalid})
+     */
+    public Ticket patch(UUID callerId, UUID teamId, UUID ticketId, int expectedVersion, TicketChanges changes) {
+        lockTeam(teamId);
+        Role role = access.requireMember(teamId, callerId);
+        Ticket t = visibleTicket(role, callerId, teamId, ticketId);
+        if (t.getVersion() != expectedVersion) {
+            throw new PreconditionFailedException("ticket.version_mismatch", "The ticket changed since you read it:"
+                    + " it is at version " + t.getVersion() + ", If-Match said " + expectedVersion + ".");
+        }
+        if (changes == null) {
+            throw invalid("A JSON body is required.");
+        }
+        if (!role.isStaff() && (changes.priority() != null || changes.assigneeIdSet())) {
+            throw staffOnly();
+        }
+        boolean changed = false;
+        if (changes.title() != null) {
+            String title = title(changes.title());
+            changed |= !title.equals(t.getTitle());
+            t.setTitle(title);
+        }
+        if (changes.body() != null) {
+            String body = body(changes.body());
+            changed |= !body.equals(t.getBody());
+            t.setBody(body);
+        }
+        if (changes.status() != null) {
+            TicketStatus status = status(changes.status());
+            changed |= status != t.getStatus();
+            t.setStatus(status);
+        }
+        if (changes.priority() != null) {
+            Priority priority = priority(changes.priority());
+            changed |= priority != t.getPriority();
+            t.setPriority(priority);
+        }
+        if (changes.assigneeIdSet()) {
+            UUID assignee = assignee(teamId, changes.assigneeId());
+            changed |= !Objects.equals(assignee, t.getAssigneeId());
+            t.setAssigneeId(assignee);
+        }
+        if (changed) {
+            t.touch(now());
+            em.flush();
+        }
+        return t;
+    }
+
+    /** @return now at PostgreSQL's precision, so an answer shows what a later read returns */
+    private Instant now() {
+        return clock.instant().truncatedTo(ChronoUnit.MICROS);
+    }
+
+    private void lockTeam(UUID teamId) {
+        // The team row is the team lock (R14). A missing team locks nothing; membership answers 404.
+        em.createNativeQuery("SELECT 1 FROM team WHERE id = ? FOR NO KEY UPDATE").setParameter(1, teamId)
+                .getResultList();
+    }
+
+    private Ticket visibleTicket(Role role, UUID callerId, UUID teamId, UUID ticketId) {
+        Ticket t = ticketId == null ? null : em.find(Ticket.class, ticketId);
+        if (t == null || !t.getTeamId().equals(teamId)
+                || !TeamAccess.canSee(role, callerId, t.getRequesterId(), t.getAssigneeId())) {
+            throw new NotFoundException("ticket.not_found", "No ticket " + ticketId + " in this team.");
+        }
+        return t;
+    }
+
+    private UUID assignee(UUID teamId, String assigneeId) {
+        if (assigneeId == null) {
+            return null;
+        }
+        UUID id;
+        try {
+            id = UUID.fromString(assigneeId.trim());
+        } catch (IllegalArgumentException e) {
+            throw invalid("assigneeId must be a UUID.");
+        }
+        if (!access.roleOf(teamId, id).map(Role::isStaff).orElse(false)) {
+            throw new InvalidInputException("ticket.assignee_invalid",
+                    "The assignee must be a STAFF or OWNER member of the team.");
+        }
+        return id;
+    }
+
+    private static Set<TicketStatus> statuses(List<String> names) {
+        Set<TicketStatus> out = EnumSet.noneOf(TicketStatus.class);
+        if (names != null) {
+            for (String n : names) {
+                for (String part : n.split(",")) {
+                    if (!part.isBlank()) {
+                        out.add(TicketFilter.parseStatus(part));
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    private static String title(String title) {
+        String t = title == null ? "" : title.strip();
+        if (t.isEmpty() || t.codePointCount(0, t.length()) > MAX_TITLE) {
+            throw invalid("title must be 1 to " + MAX_TITLE + " characters.");
+        }
+        return t;
+    }
+
+    private static String body(String body) {
+        String b = body == null ? "" : body;
+        if (b.codePointCount(0, b.length()) > MAX_BODY) {
+            throw invalid("body must be at most " + MAX_BODY + " characters.");
+        }
+        return b;
+    }
+
+    private static Priority priority(String name) {
+        try {
+            return Priority.valueOf(name.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw invalid("priority '" + name + "' is not one of LOW, NORMAL, HIGH, URGENT.");
+        }
+    }
+
+    private static TicketStatus status(String name) {
+        try {
+            return TicketStatus.valueOf(name.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw invalid("status '" + name + "' is not one of OPEN, PENDING, CLOSED.");
+        }
+    }
+
+    private static InvalidInputException invalid(String detail) {
+        return new InvalidInputException("ticket.invalid", detail);
+    }
+
+    private static ForbiddenException staffOnly() {
+        return new ForbiddenException("ticket.staff_only", "Only staff and owners set a ticket's priority or assignee.");
+    }
+}
