@@ -1,0 +1,107 @@
+package com.teamdesk.tasks.web;
+
+import com.teamdesk.tasks.common.AppException;
+import jakarta.ws.rs.BadRequestException;
+import jakarta.ws.rs.ClientErrorException;
+import jakarta.ws.rs.ForbiddenException;
+import jakarta.ws.rs.NotAcceptableException;
+import jakarta.ws.rs.NotAllowedException;
+import jakarta.ws.rs.NotAuthorizedException;
+import jakarta.ws.rs.NotFoundException;
+import jakarta.ws.rs.NotSupportedException;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+import jakarta.ws.rs.ext.ExceptionMapper;
+import jakarta.ws.rs.ext.Provider;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The one place where exceptions become HTTP answers: every error of the API is
+ * {@code application/problem+json} (RFC 9457) with a stable {@code code}.
+ *
+ * <ul>
+ * <li>{@link AppException} (also as the cause of a wrapper) → its status and code;</li>
+ * <li>no or unusable token → 401 {@code auth.required}; a token without the {@code member}
+ * group → 403 {@code auth.forbidden};</li>
+ * <li>JAX-RS routing errors → 404 {@code resource.not_found}, 405, 406, 415; a body JAX-RS could
+ * not read → 400 {@code request.malformed};</li>
+ * <li>anything else → 500 {@code internal} with a generic detail; the exception is logged, never
+ * sent.</li>
+ * </ul>
+ */
+@Provider
+public class ProblemExceptionMapper implements ExceptionMapper<Throwable> {
+    private static final Logger LOG = Logger.getLogger(ProblemExceptionMapper.class.getName());
+
+    @Context
+    UriInfo uriInfo;
+
+    @Override
+    public Response toResponse(Throwable e) {
+        AppException app = appCause(e);
+        if (app != null) {
+            return problem(app.status(), app.title(), app.code(), app.detail()).build();
+        }
+        if (e instanceof NotAuthorizedException) {
+            return problem(401, "Unauthorized", "auth.required", "A valid bearer token is required.")
+                    .header(HttpHeaders.WWW_AUTHENTICATE, "Bearer").build();
+        }
+        if (e instanceof ForbiddenException) {
+            return problem(403, "Forbidden", "auth.forbidden", "The token does not grant access to this API.").build();
+        }
+        if (e instanceof NotFoundException) {
+            return problem(404, "Not Found", "resource.not_found", "No such resource.").build();
+        }
+        if (e instanceof NotAllowedException na) {
+            Response.ResponseBuilder b = problem(405, "Method Not Allowed", "request.method_not_allowed",
+                    "This resource does not support that method.");
+            String allow = na.getResponse().getHeaderString(HttpHeaders.ALLOW);
+            return (allow == null ? b : b.header(HttpHeaders.ALLOW, allow)).build();
+        }
+        if (e instanceof NotSupportedException) {
+            return problem(415, "Unsupported Media Type", "request.unsupported_media_type",
+                    "Send the body as application/json.").build();
+        }
+        if (e instanceof NotAcceptableException) {
+            return problem(406, "Not Acceptable", "request.not_acceptable",
+                    "This resource cannot answer in the media type asked for.").build();
+        }
+        if (e instanceof BadRequestException) {
+            return problem(400, "Bad Request", "request.malformed", "The request could not be read.").build();
+        }
+        if (e instanceof ClientErrorException ce) {
+            int status = ce.getResponse().getStatus();
+            String reason = ce.getResponse().getStatusInfo().getReasonPhrase();
+            reason = reason == null || reason.isBlank() ? "Client Error" : reason;
+            return problem(status, reason, "request.rejected", reason).build();
+        }
+        LOG.log(Level.SEVERE, "Unexpected error answering " + (uriInfo == null ? "?" : uriInfo.getRequestUri()), e);
+        return problem(500, "Internal Server Error", "internal",
+                "An unexpected error occurred. It has been logged.").build();
+    }
+
+    private Response.ResponseBuilder problem(int status, String title, String code, String detail) {
+        return new Problem(status, title, code, detail, path()).response();
+    }
+
+    private String path() {
+        try {
+            return uriInfo == null ? null : uriInfo.getRequestUri().getRawPath();
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** @return the AppException among {@code e} and its causes (wrapped by interceptors or EJB), or null */
+    private static AppException appCause(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof AppException a) {
+                return a;
+            }
+        }
+        return null;
+    }
+}

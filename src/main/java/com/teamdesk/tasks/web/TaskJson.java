@@ -1,0 +1,67 @@
+package com.teamdesk.tasks.web;
+
+import com.teamdesk.tasks.task.BackgroundTask;
+import com.teamdesk.tasks.task.TaskKind;
+import com.teamdesk.tasks.task.TaskScope;
+import com.teamdesk.tasks.task.TaskStatus;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonReader;
+import jakarta.json.bind.annotation.JsonbNillable;
+import jakarta.json.bind.annotation.JsonbPropertyOrder;
+import jakarta.ws.rs.core.UriInfo;
+import java.io.StringReader;
+import java.net.URI;
+import java.time.Instant;
+import java.util.UUID;
+
+/**
+ * A task as the API shows it (API.md "Task body"): never the CSV, never the lease
+ * ({@code executionId}). {@code run} is 0-based; {@code displayRun} = run + 1 is what people see.
+ *
+ * @param filters the kind's validated input as a JSON object (export filters with timeZone, or the
+ *                reminder's ticketId, message and recipients)
+ * @param links   {@code self} always; {@code result} for a COMPLETED export; {@code retry} when FAILED
+ */
+@JsonbNillable
+@JsonbPropertyOrder({"id", "kind", "teamId", "ownerId", "scope", "filters", "status", "run", "displayRun", "attempts",
+        "progress", "lastError", "resultSummary", "expiresAt", "createdAt", "updatedAt", "links"})
+public record TaskJson(UUID id, TaskKind kind, UUID teamId, UUID ownerId, TaskScope scope, JsonObject filters,
+        TaskStatus status, int run, int displayRun, int attempts, int progress, String lastError,
+        String resultSummary, Instant expiresAt, Instant createdAt, Instant updatedAt, Links links) {
+
+    /**
+     * Hypermedia links of a task; absent ones are omitted.
+     *
+     * @param result the CSV download, only for a COMPLETED export
+     * @param retry  the manual retry (R15), only when FAILED
+     */
+    @JsonbPropertyOrder({"self", "result", "retry"})
+    public record Links(URI self, URI result, URI retry) {
+    }
+
+    /** @return the JSON form of a ledger row, links absolute from the request's base URI */
+    public static TaskJson of(BackgroundTask t, UriInfo uri) {
+        URI self = self(uri, t.id());
+        URI result = t.kind() == TaskKind.EXPORT && t.status() == TaskStatus.COMPLETED
+                ? uri.getBaseUriBuilder().path("tasks/{id}/result").build(t.id()) : null;
+        URI retry = t.status() == TaskStatus.FAILED ? uri.getBaseUriBuilder().path("tasks/{id}/retry").build(t.id()) : null;
+        return new TaskJson(t.id(), t.kind(), t.teamId(), t.ownerId(), t.scope(), filters(t.filters()), t.status(),
+                t.run(), t.run() + 1, t.attempts(), t.progress(), t.lastError(), t.resultSummary(), t.expiresAt(),
+                t.createdAt(), t.updatedAt(), new Links(self, result, retry));
+    }
+
+    /** @return the absolute URI of a task, as in {@code Location} and {@code links.self} */
+    public static URI self(UriInfo uri, UUID taskId) {
+        return uri.getBaseUriBuilder().path("tasks/{id}").build(taskId);
+    }
+
+    private static JsonObject filters(String json) {
+        if (json == null || json.isBlank()) {
+            return JsonObject.EMPTY_JSON_OBJECT;
+        }
+        try (JsonReader r = Json.createReader(new StringReader(json))) {
+            return r.readObject();
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package com.teamdesk.tasks.web;
+
+import com.teamdesk.tasks.task.BackgroundTask;
+import com.teamdesk.tasks.task.TaskResult;
+import com.teamdesk.tasks.task.TaskService;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+import java.util.UUID;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+
+/** One task: {@code /api/v1/tasks/{taskId}} (read, retry, download the export's CSV). */
+@Path("tasks/{taskId}")
+@RolesAllowed(RestApplication.MEMBER)
+@Produces(MediaType.APPLICATION_JSON)
+public class TaskResource {
+    /** Media type of an export's file (R13: UTF-8 with BOM). */
+    public static final String CSV = "text/csv; charset=UTF-8";
+
+    @Inject
+    TaskService tasks;
+
+    @Inject
+    CurrentUser user;
+
+    @Context
+    UriInfo uri;
+
+    /** @return the task, if the caller may see it (else 404) */
+    @GET
+    @Operation(summary = "Get a task")
+    public TaskJson get(@PathParam("taskId") String taskId) {
+        return TaskJson.of(tasks.get(user.id(), id(taskId)), uri);
+    }
+
+    /** R15/R16: a new run of a FAILED task; 202 means accepted, not "file ready". */
+    @POST
+    @Path("retry")
+    @Operation(summary = "Retry a FAILED task as a new run (202; 409 task.not_failed otherwise)")
+    public Response retry(@PathParam("taskId") String taskId) {
+        BackgroundTask t = tasks.retry(user.id(), id(taskId));
+        return Response.accepted(TaskJson.of(t, uri)).location(TaskJson.self(uri, t.id())).build();
+    }
+
+    /** @return the CSV of a completed export as an attachment (409 not completed, 410 expired) */
+    @GET
+    @Path("result")
+    @Produces(CSV)
+    @Operation(summary = "Download a completed export's CSV")
+    public Response result(@PathParam("taskId") String taskId) {
+        TaskResult r = tasks.result(user.id(), id(taskId));
+        String name = r.fileName().replaceAll("[^A-Za-z0-9._-]", "_");
+        return Response.ok(r.csv(), CSV).header("Content-Disposition", "attachment; filename=\"" + name + "\"").build();
+    }
+
+    private static UUID id(String taskId) {
+        return RequestInput.pathId(taskId, "task.not_found");
+    }
+}

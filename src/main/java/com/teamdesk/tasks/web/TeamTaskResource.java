@@ -1,0 +1,84 @@
+package com.teamdesk.tasks.web;
+
+import com.teamdesk.tasks.common.InvalidInputException;
+import com.teamdesk.tasks.task.BackgroundTask;
+import com.teamdesk.tasks.task.NewTaskRequest;
+import com.teamdesk.tasks.task.TaskService;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.inject.Inject;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+import java.util.Set;
+import java.util.UUID;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+
+/** Tasks of a team: {@code /api/v1/teams/{teamId}/tasks} (create, list). */
+@Path("teams/{teamId}/tasks")
+@RolesAllowed(RestApplication.MEMBER)
+@Produces(MediaType.APPLICATION_JSON)
+public class TeamTaskResource {
+    private static final Set<String> CREATE_FIELDS =
+            Set.of("kind", "scope", "filters", "timeZone", "ticketId", "message", "recipients");
+
+    @Inject
+    TaskService tasks;
+
+    @Inject
+    CurrentUser user;
+
+    @Context
+    UriInfo uri;
+
+    /**
+     * Asks for an export or a reminder.
+     *
+     * @param body export {@code {kind, scope?, filters?, timeZone?}} or reminder
+     *             {@code {kind, ticketId, message, recipients?}}
+     * @return 202 Accepted with {@code Location} of the task and the task (WAITING): accepted, not done
+     */
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Create an export or reminder task (202 Accepted)")
+    public Response create(@PathParam("teamId") String teamId, String body) {
+        UUID team = RequestInput.pathId(teamId, "team.not_found");
+        JsonObject o = RequestInput.object(body, CREATE_FIELDS);
+        NewTaskRequest req = new NewTaskRequest(RequestInput.string(o, "kind"), RequestInput.string(o, "scope"),
+                filters(o), RequestInput.string(o, "timeZone"), RequestInput.string(o, "ticketId"),
+                RequestInput.string(o, "message"), RequestInput.string(o, "recipients"));
+        BackgroundTask t = tasks.create(user.id(), team, req);
+        return Response.accepted(TaskJson.of(t, uri)).location(TaskJson.self(uri, t.id())).build();
+    }
+
+    /** One page of the team's tasks the caller may see, newest first. */
+    @GET
+    @Operation(summary = "List the team's tasks the caller may see (status, kind; keyset paging)")
+    public PageJson<TaskJson> list(@PathParam("teamId") String teamId, @QueryParam("status") String status,
+            @QueryParam("kind") String kind, @QueryParam("limit") String limit, @QueryParam("cursor") String cursor) {
+        UUID team = RequestInput.pathId(teamId, "team.not_found");
+        return PageJson.of(tasks.list(user.id(), team, status, kind, RequestInput.limit(limit), cursor),
+                t -> TaskJson.of(t, uri));
+    }
+
+    /** @return the filters object, null when absent; another JSON type is an invalid filter (400) */
+    private static JsonObject filters(JsonObject body) {
+        JsonValue f = body.get("filters");
+        if (f == null || f.getValueType() == JsonValue.ValueType.NULL) {
+            return null;
+        }
+        if (f instanceof JsonObject o) {
+            return o;
+        }
+        throw new InvalidInputException("filters.invalid", "filters must be a JSON object.");
+    }
+}

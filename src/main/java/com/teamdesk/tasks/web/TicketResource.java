@@ -1,0 +1,143 @@
+package com.teamdesk.tasks.web;
+
+import com.teamdesk.tasks.common.InvalidInputException;
+import com.teamdesk.tasks.team.Ticket;
+import com.teamdesk.tasks.team.TicketChanges;
+import com.teamdesk.tasks.team.TicketDraft;
+import com.teamdesk.tasks.team.TicketQuery;
+import com.teamdesk.tasks.team.TicketService;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.inject.Inject;
+import jakarta.json.JsonObject;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.PATCH;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.EntityTag;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+
+/**
+ * Tickets of a team: {@code /api/v1/teams/{teamId}/tickets}. Answers carry the ticket's version as
+ * {@code ETag}; a PATCH must send it back in {@code If-Match} (missing → 428, stale → 412).
+ */
+@Path("teams/{teamId}/tickets")
+@RolesAllowed(RestApplication.MEMBER)
+@Produces(MediaType.APPLICATION_JSON)
+public class TicketResource {
+    private static final Set<String> CREATE_FIELDS = Set.of("title", "body", "priority", "assigneeId");
+    private static final Set<String> PATCH_FIELDS = Set.of("title", "body", "status", "priority", "assigneeId");
+
+    @Inject
+    TicketService tickets;
+
+    @Inject
+    CurrentUser user;
+
+    @Context
+    UriInfo uri;
+
+    /**
+     * Opens a ticket requested by the caller.
+     *
+     * @param body {@code {title, body?, priority?, assigneeId?}}
+     * @return 201 with {@code Location} and the ticket
+     */
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Open a ticket (201)")
+    public Response create(@PathParam("teamId") String teamId, String body) {
+        UUID team = RequestInput.pathId(teamId, "team.not_found");
+        JsonObject o = RequestInput.object(body, CREATE_FIELDS);
+        Ticket t = tickets.create(user.id(), team, new TicketDraft(RequestInput.nonNullString(o, "title"),
+                RequestInput.string(o, "body"), RequestInput.string(o, "priority"), RequestInput.string(o, "assigneeId")));
+        return Response.created(uri.getAbsolutePathBuilder().path(t.getId().toString()).build())
+                .tag(etag(t)).entity(TicketJson.of(t)).build();
+    }
+
+    /**
+     * One page of the team's tickets the caller may see, oldest first.
+     *
+     * @param status repeated or comma-separated OPEN, PENDING, CLOSED
+     */
+    @GET
+    @Operation(summary = "List tickets (filters: status, assigneeId, q, createdFrom, createdTo; keyset paging)")
+    public PageJson<TicketJson> list(@PathParam("teamId") String teamId, @QueryParam("status") List<String> status,
+            @QueryParam("assigneeId") String assigneeId, @QueryParam("q") String q,
+            @QueryParam("createdFrom") String createdFrom, @QueryParam("createdTo") String createdTo,
+            @QueryParam("limit") String limit, @QueryParam("cursor") String cursor) {
+        UUID team = RequestInput.pathId(teamId, "team.not_found");
+        TicketQuery query = new TicketQuery(status, assigneeId, q, createdFrom, createdTo, RequestInput.limit(limit), cursor);
+        return PageJson.of(tickets.list(user.id(), team, query), TicketJson::of);
+    }
+
+    /** @return the ticket with its {@code version} (also as {@code ETag}) */
+    @GET
+    @Path("{ticketId}")
+    @Operation(summary = "Get a ticket")
+    public Response get(@PathParam("teamId") String teamId, @PathParam("ticketId") String ticketId) {
+        UUID team = RequestInput.pathId(teamId, "team.not_found");
+        UUID id = RequestInput.pathId(ticketId, "ticket.not_found");
+        Ticket t = tickets.get(user.id(), team, id);
+        return Response.ok(TicketJson.of(t)).tag(etag(t)).build();
+    }
+
+    /**
+     * Changes a ticket at the version named by {@code If-Match}.
+     *
+     * @param ifMatch the version last read: {@code 3} or {@code "3"}
+     * @param body    any of {@code {title, body, status, priority, assigneeId}}; assigneeId null unassigns
+     */
+    @PATCH
+    @Path("{ticketId}")
+    @Consumes({MediaType.APPLICATION_JSON, "application/merge-patch+json"})
+    @Operation(summary = "Change a ticket (If-Match: version; 412 when stale, 428 when missing)")
+    public Response patch(@PathParam("teamId") String teamId, @PathParam("ticketId") String ticketId,
+            @HeaderParam(HttpHeaders.IF_MATCH) String ifMatch, String body) {
+        UUID team = RequestInput.pathId(teamId, "team.not_found");
+        UUID id = RequestInput.pathId(ticketId, "ticket.not_found");
+        int version = version(ifMatch);
+        JsonObject o = RequestInput.object(body, PATCH_FIELDS);
+        TicketChanges changes = new TicketChanges(RequestInput.nonNullString(o, "title"),
+                RequestInput.nonNullString(o, "body"), RequestInput.nonNullString(o, "status"),
+                RequestInput.nonNullString(o, "priority"), o.containsKey("assigneeId"), RequestInput.string(o, "assigneeId"));
+        Ticket t = tickets.patch(user.id(), team, id, version, changes);
+        return Response.ok(TicketJson.of(t)).tag(etag(t)).build();
+    }
+
+    private static EntityTag etag(Ticket t) {
+        return new EntityTag(Integer.toString(t.getVersion()));
+    }
+
+    /** Reads the version from If-Match: a plain or quoted integer, optionally weak ({@code W/"3"}). */
+    private static int version(String ifMatch) {
+        if (ifMatch == null || ifMatch.isBlank()) {
+            throw new PreconditionRequiredException("ticket.if_match_required",
+                    "Send If-Match with the ticket's version (from GET or the ETag).");
+        }
+        String v = ifMatch.trim();
+        if (v.startsWith("W/")) {
+            v = v.substring(2);
+        }
+        if (v.length() >= 2 && v.startsWith("\"") && v.endsWith("\"")) {
+            v = v.substring(1, v.length() - 1);
+        }
+        try {
+            return Integer.parseInt(v);
+        } catch (NumberFormatException e) {
+            throw new InvalidInputException("ticket.if_match_invalid", "If-Match must be the ticket's version, e.g. \"3\".");
+        }
+    }
+}
