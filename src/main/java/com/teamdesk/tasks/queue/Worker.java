@@ -22,6 +22,7 @@ import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -107,6 +108,18 @@ public final class Worker implements AutoCloseable {
         this.executor = Objects.requireNonNull(executor, "executor");
         this.wakeKey = store.keys().wake(workerId);
         this.freeSlots = new Semaphore(options.concurrency());
+        warnIfPoolTooSmall(redis, options);
+    }
+
+    private static void warnIfPoolTooSmall(UnifiedJedis redis, WorkerOptions options) {
+        if (redis instanceof RedisClient client) {
+            int maxTotal = client.getPool().getMaxTotal();
+            if (maxTotal >= 0 && maxTotal < options.requiredConnections()) {
+                LOG.warn("Redis pool allows {} connections but a worker with concurrency {} may use {}; "
+                        + "slots will wait for connections", maxTotal, options.concurrency(),
+                        options.requiredConnections());
+            }
+        }
     }
 
     /** @return this worker's random id, used in its heartbeat key and lock tokens */

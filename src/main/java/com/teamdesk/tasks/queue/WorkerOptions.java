@@ -19,7 +19,7 @@ public record WorkerOptions(int concurrency, long lockDurationMs, long lockRenew
                             int maxStalledCount, long retentionTrimIntervalMs, long heartbeatTtlMs) {
 
     /** Worker tasks besides the processing slots: fetch loop, lock renewal, housekeeping, heartbeat. */
-    static final int INTERNAL_TASKS = 3 + 1;
+    static final int INTERNAL_TASKS = 4;
 
     /**
      * @throws IllegalArgumentException if a value is out of range
