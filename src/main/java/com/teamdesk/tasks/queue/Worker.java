@@ -73,8 +73,10 @@ public final class Worker implements AutoCloseable {
     private final Map<String, Execution> inFlight = new ConcurrentHashMap<>();
     /** Free processing slots; the fetch loop claims a job only while holding one. */
     private final Semaphore freeSlots;
-    /** Slots reserved by the fetch loop or processing a job; guarded by itself. close() waits for 0. */
-    private final int[] busySlots = {0};
+    /** Guards {@link #busySlots}. */
+    private final Object slotMonitor = new Object();
+    /** Slots reserved by the fetch loop or processing a job; close() waits for 0. */
+    private int busySlots;
     private final AtomicLong tokenSequence = new AtomicLong();
     private final AtomicReference<Phase> phase = new AtomicReference<>(Phase.NEW);
     /** Released when close() begins: the fetch loop stops waiting for work. */
@@ -384,32 +386,32 @@ public final class Worker implements AutoCloseable {
     }
 
     private boolean reserveSlot() {
-        synchronized (busySlots) {
+        synchronized (slotMonitor) {
             if (phase.get() != Phase.RUNNING) {
                 return false;
             }
-            busySlots[0]++;
+            busySlots++;
             return true;
         }
     }
 
     private void releaseSlot() {
-        synchronized (busySlots) {
-            busySlots[0]--;
-            busySlots.notifyAll();
+        synchronized (slotMonitor) {
+            busySlots--;
+            slotMonitor.notifyAll();
         }
         freeSlots.release();
     }
 
     private boolean awaitIdleSlots(long deadline) {
-        synchronized (busySlots) {
-            while (busySlots[0] > 0) {
+        synchronized (slotMonitor) {
+            while (busySlots > 0) {
                 long waitMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
                 if (waitMs <= 0) {
                     return false;
                 }
                 try {
-                    busySlots.wait(waitMs);
+                    slotMonitor.wait(waitMs);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     return false;
