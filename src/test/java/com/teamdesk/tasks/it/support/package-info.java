@@ -1,0 +1,49 @@
+/**
+ * Support for the integration tests (failsafe, {@code *IT}) that run the application in a real
+ * Payara Micro through Arquillian, against the real PostgreSQL and Redis of {@code ./teamdesk test}.
+ *
+ * <ul>
+ * <li>{@link com.teamdesk.tasks.it.support.TestDeployments} — the test WAR: the real application
+ * plus test classes, with per-class MicroProfile Config overrides and a random Redis prefix;</li>
+ * <li>{@link com.teamdesk.tasks.it.support.TestData} — a fresh team and its rows per test, over
+ * plain JDBC (client-side) or the app's datasource (in-server);</li>
+ * <li>{@link com.teamdesk.tasks.it.support.Tokens} — RS256 tokens: valid, expired, foreign-signed;</li>
+ * <li>{@link com.teamdesk.tasks.it.support.Api} — HTTP calls with status, headers, JSON body.</li>
+ * </ul>
+ *
+ * <h2>How a new IT class gets its deployment</h2>
+ * Payara restarts for every IT class (~20 s), so put many tests in one class. A client-side test
+ * (calls the API over HTTP):
+ * <pre>{@code
+ * @ExtendWith(ArquillianExtension.class)
+ * class SomethingIT {
+ *     @Deployment(testable = false)
+ *     static WebArchive deployment() {
+ *         return TestDeployments.app(Map.of("teamdesk.timers.enabled", "false"));
+ *     }
+ *     @ArquillianResource URL url;          // Api.at(url) rewrites the host to 127.0.0.1
+ *     final TestData data = TestData.fromEnvironment();
+ * }
+ * }</pre>
+ * An in-server test (runs inside Payara: {@code @Inject} application beans, JTA, the app's
+ * datasource) lists itself and any CDI alternative among the extra classes. An
+ * {@code @Alternative @Priority(Interceptor.Priority.APPLICATION + 10)} bean class with a
+ * bean-defining annotation (or a producer method) replaces the application's bean for that
+ * deployment only:
+ * <pre>{@code
+ * @ExtendWith(ArquillianExtension.class)
+ * class EngineIT {
+ *     @Deployment
+ *     static WebArchive deployment() {
+ *         return TestDeployments.app(Map.of("teamdesk.worker.lock-duration-ms", "1000",
+ *                 "teamdesk.worker.stalled-interval-ms", "100"), EngineIT.class, FixedClock.class);
+ *     }
+ *     @Inject TaskProcessor processor;
+ *     final TestData data = TestData.inServer();
+ * }
+ * }</pre>
+ * Settings that differ per class belong in the overrides map, never in environment variables
+ * (they outrank the deployment's config file and would apply to every class). See
+ * {@code TicketServiceIT} for a working example of both mechanisms.
+ */
+package com.teamdesk.tasks.it.support;
