@@ -271,7 +271,11 @@ final class QueueStore {
         if (h == null || h.isEmpty()) {
             return Optional.empty();
         }
-        JobState state = JobState.valueOf(h.get("state").toUpperCase(Locale.ROOT));
+        String stateField = h.get("state");
+        if (stateField == null) {
+            throw new IllegalStateException("job record " + keys.job(jobId) + " has no state: not written by this queue");
+        }
+        JobState state = JobState.valueOf(stateField.toUpperCase(Locale.ROOT));
         return Optional.of(new JobRecord(jobId, h.get("data"), state,
                 intField(h, "attemptsMade"), intField(h, "attemptsStarted"), intField(h, "maxAttempts"),
                 intField(h, "stalledCounter"), intField(h, "progress"), h.get("failedReason"),

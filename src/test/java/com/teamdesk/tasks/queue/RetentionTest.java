@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -100,11 +101,21 @@ class RetentionTest extends QueueFixture {
         assertEquals(JobState.DELAYED, job("later").state());
     }
 
-    /** Pretends a finished job finished {@code agoMs} ago (the retention clock is the finish-time score). */
+    /**
+     * Pretends a finished job finished {@code agoMs} ago (the retention clock is the finish-time score), in
+     * one script so that a running worker's trim sees either the old or the new finish time.
+     */
     private void finishedAgo(String setKey, String jobId, long agoMs) {
-        long serverNowMs = (Long) redis.eval("local t = redis.call('TIME') return t[1] * 1000");
-        long finishedAt = serverNowMs - agoMs;
-        assertEquals(0, redis.zadd(setKey, finishedAt, jobId), "job must already be in " + setKey);
-        redis.hset(queue.keys().job(jobId), "finishedAt", Long.toString(finishedAt));
+        Object moved = redis.eval("""
+                if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+                  return 0
+                end
+                local t = redis.call('TIME')
+                local finishedAt = t[1] * 1000 - tonumber(ARGV[2])
+                redis.call('ZADD', KEYS[1], finishedAt, ARGV[1])
+                redis.call('HSET', KEYS[2], 'finishedAt', finishedAt)
+                return 1
+                """, List.of(setKey, queue.keys().job(jobId)), List.of(jobId, Long.toString(agoMs)));
+        assertEquals(1L, moved, "job must already be in " + setKey);
     }
 }
