@@ -1,6 +1,7 @@
 package com.teamdesk.tasks.team;
 
 import jakarta.persistence.Column;
+import jakarta.persistence.Convert;
 import jakarta.persistence.Entity;
 import jakarta.persistence.EnumType;
 import jakarta.persistence.Enumerated;
@@ -32,6 +33,7 @@ public class Ticket {
     @Column(nullable = false)
     private Priority priority;
     @Column(name = "assignee_id")
+    @Convert(converter = NullableUuidConverter.class)
     private UUID assigneeId;
     @Column(name = "requester_id", nullable = false)
     private UUID requesterId;
