@@ -3,6 +3,7 @@ package com.teamdesk.tasks.web;
 import com.teamdesk.tasks.common.InvalidInputException;
 import com.teamdesk.tasks.common.NotFoundException;
 import jakarta.json.Json;
+import jakarta.json.JsonArray;
 import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
@@ -41,6 +42,7 @@ final class RequestInput {
         if (!(v instanceof JsonObject o)) {
             throw malformed("The body must be a JSON object.");
         }
+        requireStorableText(o);
         for (String key : o.keySet()) {
             if (!allowed.contains(key)) {
                 throw malformed("Unknown field '" + key + "'; allowed: " + String.join(", ", allowed.stream().sorted().toList()) + ".");
@@ -105,6 +107,49 @@ final class RequestInput {
             throw new InvalidInputException("page.limit", "limit must be an integer between 1 and 500.");
         }
     }
+
+    /**
+     * @return true when PostgreSQL can store the text: no NUL character, no unpaired surrogate
+     *         (JSON escapes such as {@code \u0000} or {@code \ud800} produce them)
+     */
+    static boolean storable(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == 0) {
+                return false;
+            }
+            if (Character.isHighSurrogate(c)) {
+                if (i + 1 >= text.length() || !Character.isLowSurrogate(text.charAt(i + 1))) {
+                    return false;
+                }
+                i++;
+            } else if (Character.isLowSurrogate(c)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** @throws InvalidInputException ({@code request.malformed}) when any key or string is not {@link #storable} */
+    private static void requireStorableText(JsonValue v) {
+        if (v instanceof JsonString s) {
+            if (!storable(s.getString())) {
+                throw malformed(UNSTORABLE);
+            }
+        } else if (v instanceof JsonObject o) {
+            o.forEach((key, value) -> {
+                if (!storable(key)) {
+                    throw malformed(UNSTORABLE);
+                }
+                requireStorableText(value);
+            });
+        } else if (v instanceof JsonArray a) {
+            a.forEach(RequestInput::requireStorableText);
+        }
+    }
+
+    /** Detail of a refused NUL or unpaired surrogate. */
+    static final String UNSTORABLE = "Text may not contain NUL characters or unpaired surrogates.";
 
     private static InvalidInputException malformed(String detail) {
         return new InvalidInputException("request.malformed", detail);
