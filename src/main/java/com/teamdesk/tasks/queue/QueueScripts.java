@@ -109,9 +109,15 @@ final class QueueScripts {
               trimFinished(setKey, jobPrefix, tonumber(keep[1]), tonumber(keep[2]), now, 1000)
             end
 
-            -- R6: the lock of an active job holds the token of the execution that owns it.
-            local function ownsLock(jobKey, token)
-              return rcall('GET', jobKey .. ':lock') == token
+            -- R6: the lock of an active job holds the token of the execution that owns it. If it does, releases
+            -- the lock and takes the job out of active; false (nothing changed) when the lock is lost.
+            local function releaseLock(activeKey, jobKey, id, token)
+              if rcall('GET', jobKey .. ':lock') ~= token then
+                return false
+              end
+              rcall('DEL', jobKey .. ':lock')
+              rcall('SREM', activeKey, id)
+              return true
             end
 
             """;
@@ -168,12 +174,10 @@ final class QueueScripts {
      */
     static final LuaScript COMPLETE = new LuaScript("complete", LIB + """
             local jobKey = ARGV[1] .. ARGV[2]
-            if not ownsLock(jobKey, ARGV[3]) then
+            if not releaseLock(KEYS[2], jobKey, ARGV[2], ARGV[3]) then
               return {-1}
             end
             local now = nowMs()
-            rcall('DEL', jobKey .. ':lock')
-            rcall('SREM', KEYS[2], ARGV[2])
             rcall('HSET', jobKey, 'state', 'completed', 'finishedAt', now)
             addFinished(KEYS[5], KEYS[6], ARGV[1], ARGV[2], 'completed', now)
             if ARGV[4] == '1' then
@@ -195,12 +199,10 @@ final class QueueScripts {
      */
     static final LuaScript FAIL = new LuaScript("fail", LIB + """
             local jobKey = ARGV[1] .. ARGV[2]
-            if not ownsLock(jobKey, ARGV[3]) then
+            if not releaseLock(KEYS[2], jobKey, ARGV[2], ARGV[3]) then
               return {-1}
             end
             local now = nowMs()
-            rcall('DEL', jobKey .. ':lock')
-            rcall('SREM', KEYS[2], ARGV[2])
             local attemptsMade = rcall('HINCRBY', jobKey, 'attemptsMade', 1)
             local maxAttempts = tonumber(rcall('HGET', jobKey, 'maxAttempts'))
             local exhausted = 0
