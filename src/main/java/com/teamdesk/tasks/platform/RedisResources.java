@@ -9,8 +9,10 @@ import jakarta.inject.Inject;
 import java.net.URI;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import redis.clients.jedis.ConnectionPoolConfig;
+import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.util.JedisURIHelper;
 
 /**
  * Owns the application's pooled Redis client and the handle of the task queue. The pool is sized
@@ -45,7 +47,12 @@ public class RedisResources {
         pool.setMaxTotal(2 * concurrency + 16);
         pool.setMaxIdle(2 * concurrency + 16);
         pool.setMinIdle(2);
-        client = RedisClient.builder().fromURI(URI.create(url)).poolConfig(pool).build();
+        URI uri = URI.create(url);
+        client = RedisClient.builder()
+                .hostAndPort(JedisURIHelper.getHostAndPort(uri))
+                .clientConfig(DefaultJedisClientConfig.builder(uri).build())
+                .poolConfig(pool)
+                .build();
         queue = new Queue(client, prefix, queueName);
     }
 

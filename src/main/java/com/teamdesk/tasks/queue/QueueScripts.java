@@ -178,6 +178,8 @@ final class QueueScripts {
               return {-1}
             end
             local now = nowMs()
+            -- Like BullMQ 5+, a successful execution counts as an attempt made too.
+            rcall('HINCRBY', jobKey, 'attemptsMade', 1)
             rcall('HSET', jobKey, 'state', 'completed', 'finishedAt', now)
             addFinished(KEYS[5], KEYS[6], ARGV[1], ARGV[2], 'completed', now)
             if ARGV[4] == '1' then

@@ -359,7 +359,7 @@ public final class Worker implements AutoCloseable {
             LOG.warn("worker {}: lock of job {} was lost; its outcome ({}) is dropped and the job is left to the "
                     + "stalled check", workerId, exec.id(), error == null ? "completed" : reason);
         } else if (error == null) {
-            emit(l -> l.completed(exec.id(), exec.attemptsMade()));
+            emit(l -> l.completed(exec.id(), exec.attemptsMade() + 1));
         } else {
             String why = reason;
             LOG.warn("worker {}: job {} failed (attemptsMade {}, exhausted {}): {}", workerId, exec.id(),

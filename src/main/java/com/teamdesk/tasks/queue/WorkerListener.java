@@ -11,7 +11,8 @@ public interface WorkerListener {
      * A job completed.
      *
      * @param jobId        the job id
-     * @param attemptsMade the completing execution's {@link Job#attemptsMade()} (0 when it succeeded first time)
+     * @param attemptsMade executions that finished, the completing one included (1 when it succeeded first time;
+     *                     like BullMQ 5+)
      */
     default void completed(String jobId, int attemptsMade) {
     }

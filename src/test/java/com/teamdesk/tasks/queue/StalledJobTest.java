@@ -62,7 +62,7 @@ class StalledJobTest extends QueueFixture {
 
         bFinish.countDown();
         Events.Event completed = events.awaitNth("completed", "s", 1);
-        assertEquals(0, completed.attemptsMade());
+        assertEquals(1, completed.attemptsMade(), "the stall is not an attempt made; the completion is");
         assertEquals(List.of(0, 2), bSaw);
         JobRecord done = job("s");
         assertEquals(JobState.COMPLETED, done.state());

@@ -74,7 +74,7 @@ class WorkerCloseTest extends QueueFixture {
         b.start();
         events.awaitNth("stalled", "cut", 1);
         Events.Event completed = events.awaitNth("completed", "cut", 1);
-        assertEquals(0, completed.attemptsMade());
+        assertEquals(1, completed.attemptsMade());
         JobRecord done = job("cut");
         assertEquals(JobState.COMPLETED, done.state());
         assertEquals(2, done.attemptsStarted());
