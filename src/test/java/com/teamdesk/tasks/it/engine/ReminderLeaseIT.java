@@ -1,0 +1,274 @@
+package com.teamdesk.tasks.it.engine;
+
+import static com.teamdesk.tasks.it.engine.EngineFixtures.job;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.teamdesk.tasks.it.support.TestDeployments;
+import com.teamdesk.tasks.task.BackgroundTask;
+import com.teamdesk.tasks.task.JdbcTaskLedger;
+import com.teamdesk.tasks.task.Lease;
+import com.teamdesk.tasks.task.LeaseLost;
+import com.teamdesk.tasks.task.NewTaskRequest;
+import com.teamdesk.tasks.task.PausePoint;
+import com.teamdesk.tasks.task.TaskProcessor;
+import com.teamdesk.tasks.task.TaskRecovery;
+import com.teamdesk.tasks.task.TaskService;
+import com.teamdesk.tasks.task.TaskStatus;
+import com.teamdesk.tasks.task.reminder.ReminderParams;
+import com.teamdesk.tasks.task.reminder.ReminderTransaction;
+import jakarta.inject.Inject;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * R14 / T2 (reminder half), in the server against real PostgreSQL: the reminder's notification,
+ * ticket version bump, system event and task completion commit together only while the execution
+ * holds its lease. Executions are the production processor with jobs handed in directly; the
+ * worker and timers are off in this deployment so nothing else touches the rows. Ordering comes
+ * from gates at the production pause points; waits are bounded only to detect a missing sync point.
+ */
+@ExtendWith(ArquillianExtension.class)
+class ReminderLeaseIT {
+
+    @Deployment
+    static WebArchive deployment() {
+        return TestDeployments.app(Map.of("teamdesk.worker.enabled", "false", "teamdesk.timers.enabled", "false"),
+                ReminderLeaseIT.class, EngineFixtures.class, GatedPausePoints.class, RecordingJob.class,
+                ReturningReminderTransaction.class);
+    }
+
+    @Inject
+    EngineFixtures fx;
+    @Inject
+    GatedPausePoints gates;
+    @Inject
+    TaskProcessor processor;
+    @Inject
+    TaskService tasks;
+    @Inject
+    JdbcTaskLedger ledger;
+    @Inject
+    TaskRecovery recovery;
+    @Inject
+    ReminderTransaction reminderTx;
+    @Inject
+    ReturningReminderTransaction returningTx;
+    @Inject
+    Clock clock;
+
+    private EngineFixtures.TestTeam team;
+    private UUID ticket;
+    private UUID task;
+
+    @BeforeEach
+    void newReminder() {
+        team = fx.newTeam();
+        ticket = fx.tickets(team, 1, "Printer on fire").get(0);
+        task = tasks.create(team.staff(), team.id(),
+                new NewTaskRequest("REMINDER", null, null, null, ticket.toString(), "Please look at this", "TEAM_STAFF"))
+                .id();
+    }
+
+    @AfterEach
+    void releaseGates() {
+        gates.reset(task);
+    }
+
+    private long notifications() {
+        return fx.count("SELECT count(*) FROM notification WHERE task_id = ?", task);
+    }
+
+    private long events() {
+        return fx.count("SELECT count(*) FROM system_event WHERE task_id = ?", task);
+    }
+
+    private BackgroundTask row() {
+        return ledger.find(task).orElseThrow();
+    }
+
+    private Future<Void> execute(RecordingJob j) {
+        return fx.start(() -> {
+            processor.process(j);
+            return null;
+        });
+    }
+
+    private static void join(Future<?> f) throws Exception {
+        f.get(GatedPausePoints.MAX_WAIT_S, TimeUnit.SECONDS);
+    }
+
+    /** 3 staff-or-owner recipients, 1 event, version 1 → 2, COMPLETED 100 with no lease. */
+    private void assertSingleResult(int attempts) {
+        assertEquals(3, notifications(), "one notification per staff recipient");
+        assertEquals(1, events());
+        assertEquals(2, fx.ticketVersion(ticket));
+        BackgroundTask t = row();
+        assertEquals(TaskStatus.COMPLETED, t.status());
+        assertEquals(100, t.progress());
+        assertNull(t.executionId());
+        assertEquals(attempts, t.attempts());
+    }
+
+    /** Every case ends here: one more delivery of the same job adds nothing to a completed task. */
+    private void assertReplayAddsNothing(int attemptsMade) throws Exception {
+        BackgroundTask before = row();
+        RecordingJob again = job(task, 0, attemptsMade);
+        join(execute(again));
+        assertEquals(before, row());
+        assertEquals(3, notifications());
+        assertEquals(1, events());
+        assertEquals(2, fx.ticketVersion(ticket));
+        assertTrue(again.reported().isEmpty(), "a skipped claim reports nothing to the queue");
+    }
+
+    @Test
+    void newExecutionTakesOverWhileAIsPausedAfterItsLeaseRead() throws Exception {
+        var aPaused = gates.gate(PausePoint.REMINDER_AFTER_LEASE_READ, task, 1);
+        var bClaimed = gates.gate(PausePoint.AFTER_CLAIM, task, 2);
+        RecordingJob a = job(task, 0, 0);
+        RecordingJob b = job(task, 0, 1);
+        try {
+            Future<Void> ea = execute(a);
+            Lease leaseA = aPaused.awaitArrival();
+            Future<Void> eb = execute(b);
+            Lease leaseB = bClaimed.awaitArrival();
+            assertNotEquals(leaseA.executionId(), leaseB.executionId());
+            BackgroundTask takeover = row();
+            assertEquals(leaseB.executionId(), takeover.executionId());
+
+            aPaused.release();
+            join(ea); // A returns normally: LeaseLost is not a failure (R9)
+            assertEquals(0, notifications());
+            assertEquals(0, events());
+            assertEquals(1, fx.ticketVersion(ticket));
+            assertEquals(takeover, row(), "A changed nothing: the row is still exactly B's lease");
+            assertTrue(a.reported().isEmpty(), "A reported no progress 100");
+
+            bClaimed.release();
+            join(eb);
+            assertSingleResult(2);
+            assertEquals(java.util.List.of(100), b.reported());
+        } finally {
+            gates.reset(task);
+        }
+        assertReplayAddsNothing(2);
+    }
+
+    @Test
+    void recoveryClearsTheLeaseWhileAIsPaused() throws Exception {
+        var aPaused = gates.gate(PausePoint.REMINDER_AFTER_LEASE_READ, task, 1);
+        RecordingJob a = job(task, 0, 0);
+        try {
+            Future<Void> ea = execute(a);
+            aPaused.awaitArrival();
+            // Compress the 2-minute clock: age this row, then run the real recovery sweep (R19).
+            fx.age(task, Duration.ofMinutes(10));
+            assertTrue(recovery.recoverStalled(1000).stream().anyMatch(j -> j.taskId().equals(task)));
+            aPaused.release();
+            join(ea);
+            BackgroundTask t = row();
+            assertEquals(TaskStatus.WAITING, t.status());
+            assertNull(t.executionId());
+            assertNull(t.dispatchedAt());
+            assertEquals(0, notifications());
+            assertEquals(0, events());
+            assertEquals(1, fx.ticketVersion(ticket));
+            assertTrue(a.reported().isEmpty());
+        } finally {
+            gates.reset(task);
+        }
+        join(execute(job(task, 0, 1)));
+        assertSingleResult(2);
+        assertReplayAddsNothing(2);
+    }
+
+    @Test
+    void failureAfterTheEventInsertRollsBackAllFourWrites() throws Exception {
+        gates.fault(PausePoint.REMINDER_AFTER_EVENT_INSERT, task, 1, () -> new IllegalStateException("injected"));
+        ExecutionException thrown = assertThrows(ExecutionException.class, () -> join(execute(job(task, 0, 0))));
+        assertInstanceOf(IllegalStateException.class, thrown.getCause(), "transient: rethrown so the queue retries");
+        assertEquals(0, notifications());
+        assertEquals(0, events());
+        assertEquals(1, fx.ticketVersion(ticket));
+        BackgroundTask t = row();
+        assertEquals(TaskStatus.WAITING, t.status());
+        assertNull(t.executionId());
+        assertEquals(1, t.attempts());
+        assertEquals(TaskProcessor.RETRYING_MESSAGE, t.lastError());
+
+        join(execute(job(task, 0, 1)));
+        assertSingleResult(2);
+        assertNull(row().lastError());
+        assertReplayAddsNothing(2);
+    }
+
+    @Test
+    void whenACommitsFirstBsClaimWaitsThenSeesCompleted() throws Exception {
+        var aCompleted = gates.gate(PausePoint.REMINDER_AFTER_COMPLETE, task, 1);
+        RecordingJob b = job(task, 0, 1);
+        try {
+            Future<Void> ea = execute(job(task, 0, 0));
+            aCompleted.awaitArrival(); // A's completion UPDATE matched; its row lock is held until commit
+            Future<Void> eb = execute(b);
+            awaitClaimBlockedOnRowLock();
+            aCompleted.release();
+            join(ea);
+            join(eb);
+        } finally {
+            gates.reset(task);
+        }
+        assertSingleResult(1);
+        assertTrue(b.reported().isEmpty(), "B exited at claim with no side effect");
+        assertEquals(1, gates.arrivals(PausePoint.AFTER_CLAIM, task), "only A got past the claim");
+        assertReplayAddsNothing(2);
+    }
+
+    @Test
+    void aVariantThatReturnsInsteadOfThrowingWouldCommitTheSideEffects() throws Exception {
+        ReminderParams params = ReminderParams.fromJson(row().filters());
+        Lease a = ledger.claim(task, 0, 0, clock.instant()).orElseThrow().lease();
+        BackgroundTask asClaimed = row();
+        ledger.claim(task, 0, 1, clock.instant()).orElseThrow(); // B takes over: A's lease is lost
+
+        assertThrows(LeaseLost.class, () -> reminderTx.apply(a, asClaimed, params));
+        assertEquals(0, notifications(), "production: LeaseLost thrown out of the transaction rolls back");
+        assertEquals(0, events());
+        assertEquals(1, fx.ticketVersion(ticket));
+
+        returningTx.apply(a, asClaimed, params);
+        assertEquals(3, notifications(), "the returning variant commits side effects of a lost lease");
+        assertEquals(1, events());
+        assertEquals(2, fx.ticketVersion(ticket));
+        assertEquals(TaskStatus.RUNNING, row().status(), "while the task itself was never completed");
+    }
+
+    /** Detects (bounded) the sync point "B's claim UPDATE waits on A's row lock" in pg_stat_activity. */
+    private void awaitClaimBlockedOnRowLock() throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(GatedPausePoints.MAX_WAIT_S);
+        while (fx.count("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                + " AND query LIKE 'UPDATE background_task SET status = ''RUNNING''%'") == 0) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("B's claim never waited on A's row lock");
+            }
+            Thread.onSpinWait();
+            TimeUnit.MILLISECONDS.sleep(10);
+        }
+    }
+}
