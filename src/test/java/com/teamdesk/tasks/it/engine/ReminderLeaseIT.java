@@ -223,6 +223,7 @@ class ReminderLeaseIT {
     void whenACommitsFirstBsClaimWaitsThenSeesCompleted() throws Exception {
         var aCompleted = gates.gate(PausePoint.REMINDER_AFTER_COMPLETE, task, 1);
         RecordingJob b = job(task, 0, 1);
+        int pastClaim;
         try {
             Future<Void> ea = execute(job(task, 0, 0));
             aCompleted.awaitArrival(); // A's completion UPDATE matched; its row lock is held until commit
@@ -231,32 +232,56 @@ class ReminderLeaseIT {
             aCompleted.release();
             join(ea);
             join(eb);
+            pastClaim = gates.arrivals(PausePoint.AFTER_CLAIM, task);
         } finally {
             gates.reset(task);
         }
         assertSingleResult(1);
         assertTrue(b.reported().isEmpty(), "B exited at claim with no side effect");
-        assertEquals(1, gates.arrivals(PausePoint.AFTER_CLAIM, task), "only A got past the claim");
+        assertEquals(1, pastClaim, "only A got past the claim");
         assertReplayAddsNothing(2);
     }
 
     @Test
     void aVariantThatReturnsInsteadOfThrowingWouldCommitTheSideEffects() throws Exception {
-        ReminderParams params = ReminderParams.fromJson(row().filters());
-        Lease a = ledger.claim(task, 0, 0, clock.instant()).orElseThrow().lease();
-        BackgroundTask asClaimed = row();
-        ledger.claim(task, 0, 1, clock.instant()).orElseThrow(); // B takes over: A's lease is lost
-
-        assertThrows(LeaseLost.class, () -> reminderTx.apply(a, asClaimed, params));
-        assertEquals(0, notifications(), "production: LeaseLost thrown out of the transaction rolls back");
-        assertEquals(0, events());
+        assertEquals(0, sideEffectsWhenLeaseLostAfterLeaseRead(reminderTx, LeaseLost.class),
+                "production: LeaseLost thrown out of the transaction rolls all of it back");
         assertEquals(1, fx.ticketVersion(ticket));
 
-        returningTx.apply(a, asClaimed, params);
-        assertEquals(3, notifications(), "the returning variant commits side effects of a lost lease");
+        newReminder();
+        assertEquals(3, sideEffectsWhenLeaseLostAfterLeaseRead(returningTx, null),
+                "the returning variant commits the notifications of a lost lease: the check above would fail");
         assertEquals(1, events());
         assertEquals(2, fx.ticketVersion(ticket));
         assertEquals(TaskStatus.RUNNING, row().status(), "while the task itself was never completed");
+    }
+
+    /**
+     * Runs {@code tx} for execution A, pauses it after its lease read, lets B take over, releases A.
+     *
+     * @param expected the exception A must end with, or null for a normal return
+     * @return notifications of the task afterwards
+     */
+    private long sideEffectsWhenLeaseLostAfterLeaseRead(ReminderTransaction tx, Class<? extends Throwable> expected)
+            throws Exception {
+        ReminderParams params = ReminderParams.fromJson(row().filters());
+        Lease a = ledger.claim(task, 0, 0, clock.instant()).orElseThrow().lease();
+        BackgroundTask asClaimed = row();
+        var aPaused = gates.gate(PausePoint.REMINDER_AFTER_LEASE_READ, task, 1);
+        try {
+            Future<Integer> ea = fx.start(() -> tx.apply(a, asClaimed, params));
+            aPaused.awaitArrival();
+            ledger.claim(task, 0, 1, clock.instant()).orElseThrow(); // B takes over after A's lease read
+            aPaused.release();
+            if (expected == null) {
+                join(ea);
+            } else {
+                assertInstanceOf(expected, assertThrows(ExecutionException.class, () -> join(ea)).getCause());
+            }
+        } finally {
+            gates.reset(task);
+        }
+        return notifications();
     }
 
     /** Detects (bounded) the sync point "B's claim UPDATE waits on A's row lock" in pg_stat_activity. */
