@@ -2,11 +2,16 @@ package com.teamdesk.tasks.team;
 
 import com.teamdesk.tasks.common.ForbiddenException;
 import com.teamdesk.tasks.common.NotFoundException;
+import com.teamdesk.tasks.platform.SchemaMigration;
+import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
-import jakarta.persistence.PersistenceContext;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.Optional;
 import java.util.UUID;
+import javax.sql.DataSource;
 
 /**
  * The one place that decides who may see or do what in a team. A non-member never learns that a
@@ -16,16 +21,31 @@ import java.util.UUID;
 @ApplicationScoped
 public class TeamAccess {
 
-    @PersistenceContext(unitName = "teamdesk")
-    EntityManager em;
+    @Resource(lookup = SchemaMigration.DATASOURCE)
+    DataSource dataSource;
 
-    /** @return the user's current role in the team, or empty when not a member */
+    /**
+     * One JDBC statement, no EntityManager: it runs on worker and executor threads too, where
+     * Payara's non-transactional EntityManager (bound to the invoking component) can be closed
+     * under our feet by another thread of the same invocation.
+     *
+     * @return the user's current role in the team, or empty when not a member
+     * @throws IllegalStateException when PostgreSQL cannot answer
+     */
     public Optional<Role> roleOf(UUID teamId, UUID userId) {
         if (teamId == null || userId == null) {
             return Optional.empty();
         }
-        Membership m = em.find(Membership.class, new Membership.Key(teamId, userId));
-        return Optional.ofNullable(m).map(Membership::getRole);
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement("SELECT role FROM membership WHERE team_id = ? AND user_id = ?")) {
+            ps.setObject(1, teamId);
+            ps.setObject(2, userId);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(Role.valueOf(rs.getString(1))) : Optional.empty();
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("membership read failed: " + e.getMessage(), e);
+        }
     }
 
     /**
