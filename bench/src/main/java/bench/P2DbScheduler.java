@@ -1,0 +1,153 @@
+package bench;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.github.kagkarlsson.scheduler.Scheduler;
+import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
+import com.github.kagkarlsson.scheduler.task.helper.Tasks;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+
+/**
+ * P2 (and a P4 reference), the peer: db-scheduler on the same PostgreSQL (its own database, table from
+ * bench/sql/db-scheduler-postgresql.sql), no-op one-time tasks, lock-and-fetch polling
+ * ({@code pollUsingLockAndFetch(0.5, 3.0)}: one {@code UPDATE ... FOR UPDATE SKIP LOCKED ... RETURNING} picks
+ * a batch), {@code threads} execution threads, immediate execution enabled (the scheduler is woken when a
+ * task is scheduled due now in the same JVM, as our dispatch on commit; polling interval 1 s otherwise).
+ * Tasks are scheduled through the Scheduler itself (an INSERT each, autocommit), by {@code clients} threads.
+ *
+ * <ul>
+ * <li>{@code throughput}: time from the first schedule call until every task ran and its row is gone
+ * (db-scheduler deletes a one-time task's row when it completes);</li>
+ * <li>{@code latency}: one task every 1/rate s; latency = execution start (in the handler) - the instant
+ * just before the schedule call.</li>
+ * </ul>
+ * Usage: {@code P2DbScheduler throughput|latency <jdbc url> <user> <tasks> <threads> <clients or rate>}.
+ */
+public final class P2DbScheduler {
+
+    static final long TIMEOUT_MS = 300_000;
+
+    public static void main(String[] args) throws Exception {
+        String mode = args[0];
+        int tasks = Integer.parseInt(args[3]);
+        int threads = Integer.parseInt(args[4]);
+        HikariConfig cfg = new HikariConfig();
+        cfg.setJdbcUrl(args[1]);
+        cfg.setUsername(args[2]);
+        cfg.setMaximumPoolSize(threads + 8 + 4);
+        try (HikariDataSource ds = new HikariDataSource(cfg)) {
+            AtomicInteger executed = new AtomicInteger();
+            ConcurrentHashMap<String, Long> started = new ConcurrentHashMap<>();
+            OneTimeTask<Void> noop = Tasks.oneTime("noop").execute((instance, ctx) -> {
+                started.put(instance.getId(), System.nanoTime());
+                executed.incrementAndGet();
+            });
+            Scheduler scheduler = Scheduler.create(ds, noop).threads(threads)
+                    .pollUsingLockAndFetch(0.5, 3.0).pollingInterval(Duration.ofSeconds(1))
+                    .enableImmediateExecution().build();
+            scheduler.start();
+            try {
+                // warm-up: 50 tasks, not counted
+                for (int i = 0; i < 50; i++) {
+                    scheduler.schedule(noop.instance("warm-" + i), Instant.now());
+                }
+                awaitEmpty(ds, executed, 50);
+                executed.set(0);
+                if (mode.equals("throughput")) {
+                    throughput(ds, scheduler, noop, executed, tasks, threads, Integer.parseInt(args[5]));
+                } else {
+                    latency(ds, scheduler, noop, executed, started, tasks, Double.parseDouble(args[5]));
+                }
+            } finally {
+                scheduler.stop();
+            }
+        }
+    }
+
+    static void throughput(HikariDataSource ds, Scheduler scheduler, OneTimeTask<Void> noop, AtomicInteger executed,
+                           int tasks, int threads, int clients) throws Exception {
+        AtomicInteger next = new AtomicInteger();
+        List<Thread> producers = new ArrayList<>();
+        long t0 = System.nanoTime();
+        for (int c = 0; c < clients; c++) {
+            Thread t = new Thread(() -> {
+                int i;
+                while ((i = next.getAndIncrement()) < tasks) {
+                    scheduler.schedule(noop.instance("t-" + i), Instant.now());
+                }
+            });
+            t.start();
+            producers.add(t);
+        }
+        for (Thread t : producers) {
+            t.join(TIMEOUT_MS);
+        }
+        double createdS = (System.nanoTime() - t0) / 1e9;
+        awaitEmpty(ds, executed, tasks);
+        double allS = (System.nanoTime() - t0) / 1e9;
+        System.err.printf(Locale.ROOT, "P2 db-scheduler: %d tasks scheduled in %.2f s, all done after %.2f s: %.0f tasks/s%n",
+                tasks, createdS, allS, tasks / allS);
+        System.out.println(String.format(Locale.ROOT, "{\"tasks\":%d,\"clients\":%d,\"threads\":%d,\"createSeconds\":%.3f,"
+                + "\"createPerSecond\":%.1f,\"allCompletedSeconds\":%.3f,\"tasksPerSecond\":%.1f}",
+                tasks, clients, threads, createdS, tasks / createdS, allS, tasks / allS));
+    }
+
+    static void latency(HikariDataSource ds, Scheduler scheduler, OneTimeTask<Void> noop, AtomicInteger executed,
+                        ConcurrentHashMap<String, Long> started, int tasks, double rate) throws Exception {
+        long periodNs = (long) (1e9 / rate);
+        long[] scheduledAt = new long[tasks];
+        long start = System.nanoTime() + 50_000_000;
+        for (int i = 0; i < tasks; i++) {
+            long wait = start + i * periodNs - System.nanoTime();
+            if (wait > 0) {
+                TimeUnit.NANOSECONDS.sleep(wait);
+            }
+            scheduledAt[i] = System.nanoTime();
+            scheduler.schedule(noop.instance("l-" + i), Instant.now());
+        }
+        awaitEmpty(ds, executed, tasks);
+        double[] ms = new double[tasks];
+        for (int i = 0; i < tasks; i++) {
+            ms[i] = (started.get("l-" + i) - scheduledAt[i]) / 1e6;
+        }
+        Arrays.sort(ms);
+        System.err.printf(Locale.ROOT, "P4 db-scheduler: %d tasks at %.0f/s: schedule->start p50 %.1f ms p99 %.1f ms%n",
+                tasks, rate, P4Latency.pct(ms, 50), P4Latency.pct(ms, 99));
+        System.out.println(String.format(Locale.ROOT, "{\"tasks\":%d,\"ratePerS\":%.1f,\"p50Ms\":%.2f,\"p90Ms\":%.2f,"
+                + "\"p99Ms\":%.2f,\"maxMs\":%.2f}", tasks, rate, P4Latency.pct(ms, 50), P4Latency.pct(ms, 90),
+                P4Latency.pct(ms, 99), ms[ms.length - 1]));
+    }
+
+    static void awaitEmpty(HikariDataSource ds, AtomicInteger executed, int tasks) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MS);
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+            while (true) {
+                if (executed.get() >= tasks) {
+                    try (ResultSet rs = st.executeQuery("SELECT count(*) FROM scheduled_tasks")) {
+                        rs.next();
+                        if (rs.getLong(1) == 0) {
+                            return;
+                        }
+                    }
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("db-scheduler executed " + executed.get() + " of " + tasks
+                            + " in " + TIMEOUT_MS + " ms");
+                }
+                Thread.sleep(20);
+            }
+        }
+    }
+}

@@ -1,0 +1,202 @@
+package bench;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import com.google.gson.JsonObject;
+
+/**
+ * P3, our side: TEAM exports of 5 000, 20 000 and 50 000 tickets through the API of a running server.
+ *
+ * <p>Wall time of one export = from sending the POST to the first GET that shows COMPLETED (polled every
+ * 10 ms), and, from the ledger, updated_at (completion) - created_at (insert), both written by the server.
+ * Heap = "used" of {@code jcmd <pid> GC.heap_info} right after {@code jcmd <pid> GC.run} (a full GC), i.e. what
+ * the server still holds after each export; plus the peak heap used while the 50 000-row export ran
+ * ({@code jstat -gc} every 100 ms: includes garbage not yet collected).
+ *
+ * <p>Usage: {@code P3Export <base url> <dev private key> <jdbc url> <db user> <server pid> <50k runs>}. Prints one JSON line.
+ */
+public final class P3Export {
+
+    static final UUID T5K = UUID.fromString("7b000000-0000-4000-8000-000000005000");
+    static final UUID T20K = UUID.fromString("7b000000-0000-4000-8000-000000020000");
+    static final UUID T50K = UUID.fromString("7b000000-0000-4000-8000-000000050000");
+    static final long TIMEOUT_MS = 300_000;
+
+    private final Api api;
+    private final String token;
+    private final Connection db;
+    private final long pid;
+
+    private P3Export(Api api, String token, Connection db, long pid) {
+        this.api = api;
+        this.token = token;
+        this.db = db;
+        this.pid = pid;
+    }
+
+    public static void main(String[] args) throws Exception {
+        Api api = new Api(args[0]);
+        String token = Api.token(Path.of(args[1]), Api.OWNER, "bench-owner");
+        try (Connection db = DriverManager.getConnection(args[2], args[3], "")) {
+            new P3Export(api, token, db, Long.parseLong(args[4])).run(Integer.parseInt(args[5]));
+        }
+    }
+
+    private void run(int runs50k) throws Exception {
+        StringBuilder out = new StringBuilder("{");
+        export(T5K, 5000); // warm-up: JIT, pools, caches
+        out.append("\"heapBaselineMiB\":").append(fmt(heapAfterGc()));
+        for (int[] size : new int[][] {{5000}, {20000}}) {
+            UUID team = size[0] == 5000 ? T5K : T20K;
+            double[] t = export(team, size[0]);
+            out.append(String.format(Locale.ROOT, ",\"export%dkS\":%.3f,\"heapAfter%dkMiB\":%s", size[0] / 1000, t[0],
+                    size[0] / 1000, fmt(heapAfterGc())));
+        }
+        List<Double> wall = new ArrayList<>();
+        List<Double> ledger = new ArrayList<>();
+        double peak = 0;
+        UUID last = null;
+        for (int i = 0; i < runs50k; i++) {
+            Jstat jstat = i == 0 ? new Jstat(pid) : null;
+            double[] t = export(T50K, 50000);
+            if (jstat != null) {
+                peak = jstat.stop();
+                out.append(",\"heapAfter50kMiB\":").append(fmt(heapAfterGc()));
+            }
+            wall.add(t[0]);
+            ledger.add(t[1]);
+            last = lastId;
+        }
+        long csvBytes = api.resultSize(token, last);
+        out.append(String.format(Locale.ROOT, ",\"peakHeapDuring50kMiB\":%.1f", peak))
+                .append(",\"exportMedianS\":").append(String.format(Locale.ROOT, "%.3f", Report.median(wall)))
+                .append(",\"exportLedgerMedianS\":").append(String.format(Locale.ROOT, "%.3f", Report.median(ledger)))
+                .append(",\"export50kRunsS\":").append(wall)
+                .append(",\"csvBytes\":").append(csvBytes).append('}');
+        System.out.println(out);
+    }
+
+    private UUID lastId;
+
+    /** @return {wall seconds seen by the client, ledger seconds (updated_at - created_at)} */
+    private double[] export(UUID team, int rows) throws Exception {
+        long t0 = System.nanoTime();
+        UUID id = Api.idOf(api.create(token, team, "{\"kind\":\"EXPORT\",\"scope\":\"TEAM\"}"));
+        long deadline = t0 + TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MS);
+        JsonObject task;
+        while (true) {
+            task = api.task(token, id);
+            String status = task.get("status").getAsString();
+            if (status.equals("COMPLETED") || status.equals("FAILED")) {
+                break;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("export " + id + " still " + status + " after " + TIMEOUT_MS + " ms");
+            }
+            Thread.sleep(10);
+        }
+        double wall = (System.nanoTime() - t0) / 1e9;
+        if (!task.get("status").getAsString().equals("COMPLETED")) {
+            throw new IllegalStateException("export " + id + " FAILED: " + task.get("lastError"));
+        }
+        String summary = task.get("resultSummary").getAsString();
+        if (!summary.startsWith(rows + " ")) {
+            throw new IllegalStateException("export of " + rows + " rows says: " + summary);
+        }
+        double ledgerS;
+        try (PreparedStatement ps = db.prepareStatement(
+                "SELECT extract(epoch FROM updated_at - created_at) FROM background_task WHERE id = ?")) {
+            ps.setObject(1, id);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                ledgerS = rs.getDouble(1);
+            }
+        }
+        System.err.printf(Locale.ROOT, "P3 export of %d tickets: %.3f s (ledger %.3f s)%n", rows, wall, ledgerS);
+        lastId = id;
+        return new double[] {wall, ledgerS};
+    }
+
+    /** Full GC in the server, then its heap "used", in MiB. */
+    private double heapAfterGc() throws Exception {
+        jcmd("GC.run");
+        Thread.sleep(500);
+        String info = jcmd("GC.heap_info");
+        Matcher m = Pattern.compile("heap\\s+total \\d+K, used (\\d+)K").matcher(info);
+        if (!m.find()) {
+            throw new IllegalStateException("unexpected GC.heap_info: " + info);
+        }
+        return Long.parseLong(m.group(1)) / 1024.0;
+    }
+
+    private String jcmd(String command) throws Exception {
+        Process p = new ProcessBuilder("jcmd", Long.toString(pid), command).redirectErrorStream(true).start();
+        String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new IllegalStateException("jcmd " + command + " failed: " + text);
+        }
+        return text;
+    }
+
+    private static String fmt(double v) {
+        return String.format(Locale.ROOT, "%.1f", v);
+    }
+
+    /** Samples the server's heap used (S0U+S1U+EU+OU) every 100 ms with jstat until stopped; @return max MiB. */
+    private static final class Jstat {
+        private final Process p;
+        private final Thread reader;
+        private volatile double maxKiB;
+
+        Jstat(long pid) throws Exception {
+            p = new ProcessBuilder("jstat", "-gc", Long.toString(pid), "100").redirectErrorStream(true).start();
+            reader = new Thread(() -> {
+                try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                    String[] header = null;
+                    for (String line; (line = r.readLine()) != null; ) {
+                        String[] f = line.trim().split("\\s+");
+                        if (f.length > 0 && f[0].equals("S0C")) {
+                            header = f;
+                            continue;
+                        }
+                        if (header == null || f.length != header.length) {
+                            continue;
+                        }
+                        double used = 0;
+                        for (int i = 0; i < header.length; i++) {
+                            if (List.of("S0U", "S1U", "EU", "OU").contains(header[i])) {
+                                used += Double.parseDouble(f[i].replace(',', '.'));
+                            }
+                        }
+                        maxKiB = Math.max(maxKiB, used);
+                    }
+                } catch (Exception e) {
+                    // the process was stopped
+                }
+            });
+            reader.setDaemon(true);
+            reader.start();
+        }
+
+        double stop() throws InterruptedException {
+            Thread.sleep(200);
+            p.destroy();
+            reader.join(2000);
+            return maxKiB / 1024.0;
+        }
+    }
+}

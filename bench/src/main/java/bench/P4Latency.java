@@ -1,0 +1,195 @@
+package bench;
+
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Timestamp;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * P4: latency from the creation of a task to its claim (R7, RUNNING), at a steady rate, through the API of a
+ * running server. The tasks are SELF exports by a user with no tickets (0-row CSVs), so the execution itself
+ * is trivial. Also used for P2 (ours): the same tasks, created as fast as {@code clients} closed loops allow.
+ *
+ * <p>Method (P4): one POST every 1/rate s on a fixed schedule (asynchronous, so a slow answer does not delay
+ * the next request). The claim instant is the {@code updated_at} the server's claim UPDATE writes, recorded by
+ * a trigger of the benchmark database into {@code bench_claim} (bench/sql/server-data.sql); the creation
+ * instant is the row's {@code created_at}, written by the same server clock just before the INSERT commits
+ * and the 202 is sent. So latency = claimed_at - created_at (server clock, µs resolution): it includes the
+ * commit, the dispatch on commit (Redis add), the worker's wake-up and fetch, and the claim UPDATE. Also
+ * reported: claim - instant the client received the 202 (same machine clock, can be negative when the claim
+ * happened before the client read the answer).
+ *
+ * <p>Usage: {@code P4Latency latency <base url> <key> <jdbc url> <db user> <tasks> <rate per s>} or
+ * {@code P4Latency throughput <base url> <key> <jdbc url> <db user> <tasks> <clients>}. Prints one JSON line.
+ */
+public final class P4Latency {
+
+    static final String BODY = "{\"kind\":\"EXPORT\",\"scope\":\"SELF\"}";
+    static final long TIMEOUT_MS = 300_000;
+
+    public static void main(String[] args) throws Exception {
+        Api api = new Api(args[1]);
+        String token = Api.token(Path.of(args[2]), Api.IDLE, "bench-idle");
+        try (Connection db = DriverManager.getConnection(args[3], args[4], "")) {
+            int tasks = Integer.parseInt(args[5]);
+            if (args[0].equals("latency")) {
+                latency(api, token, db, tasks, Double.parseDouble(args[6]));
+            } else {
+                throughput(api, token, db, tasks, Integer.parseInt(args[6]));
+            }
+        }
+    }
+
+    static void latency(Api api, String token, Connection db, int tasks, double rate) throws Exception {
+        // warm-up: 50 tasks (JIT, pools), not counted
+        for (int i = 0; i < 50; i++) {
+            Api.idOf(api.create(token, Api.TEAM_IDLE, BODY));
+        }
+        long periodNs = (long) (1e9 / rate);
+        long start = System.nanoTime() + 50_000_000;
+        List<CompletableFuture<long[]>> sent = new ArrayList<>();
+        Map<UUID, Long> received = new HashMap<>();
+        List<UUID> ids = new ArrayList<>();
+        for (int i = 0; i < tasks; i++) {
+            long due = start + i * periodNs;
+            long wait = due - System.nanoTime();
+            if (wait > 0) {
+                TimeUnit.NANOSECONDS.sleep(wait);
+            }
+            sent.add(api.createAsync(token, Api.TEAM_IDLE, BODY).thenApply(r -> {
+                long at = epochMicros();
+                UUID id = Api.idOf(r);
+                return new long[] {id.getMostSignificantBits(), id.getLeastSignificantBits(), at};
+            }));
+        }
+        double sendSeconds = (System.nanoTime() - start) / 1e9;
+        for (CompletableFuture<long[]> f : sent) {
+            long[] r = f.get(60, TimeUnit.SECONDS);
+            UUID id = new UUID(r[0], r[1]);
+            ids.add(id);
+            received.put(id, r[2]);
+        }
+        awaitCompleted(db, ids);
+        double[] fromCreated = new double[ids.size()];
+        double[] from202 = new double[ids.size()];
+        int i = 0;
+        try (PreparedStatement ps = db.prepareStatement("SELECT t.id, t.created_at, c.claimed_at FROM background_task t"
+                + " JOIN bench_claim c ON c.task_id = t.id AND c.run = t.run WHERE t.id = ANY(?)")) {
+            ps.setArray(1, db.createArrayOf("uuid", ids.toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    UUID id = rs.getObject(1, UUID.class);
+                    long created = micros(rs.getTimestamp(2));
+                    long claimed = micros(rs.getTimestamp(3));
+                    fromCreated[i] = (claimed - created) / 1000.0;
+                    from202[i] = (claimed - received.get(id)) / 1000.0;
+                    i++;
+                }
+            }
+        }
+        if (i != ids.size()) {
+            throw new IllegalStateException("claims recorded for " + i + " of " + ids.size() + " tasks");
+        }
+        Arrays.sort(fromCreated);
+        Arrays.sort(from202);
+        System.err.printf(Locale.ROOT, "P4 %d tasks at %.0f/s: created->claim p50 %.1f ms p99 %.1f ms max %.1f ms%n",
+                tasks, rate, pct(fromCreated, 50), pct(fromCreated, 99), fromCreated[fromCreated.length - 1]);
+        System.out.println(String.format(Locale.ROOT, "{\"tasks\":%d,\"ratePerS\":%.1f,\"sendSeconds\":%.2f,"
+                + "\"p50Ms\":%.2f,\"p90Ms\":%.2f,\"p99Ms\":%.2f,\"maxMs\":%.2f,\"minMs\":%.2f,"
+                + "\"from202P50Ms\":%.2f,\"from202P99Ms\":%.2f,\"from202MinMs\":%.2f,"
+                + "\"claimedBefore202\":%d}",
+                tasks, rate, sendSeconds, pct(fromCreated, 50), pct(fromCreated, 90), pct(fromCreated, 99),
+                fromCreated[fromCreated.length - 1], fromCreated[0], pct(from202, 50), pct(from202, 99), from202[0],
+                Arrays.stream(from202).filter(v -> v < 0).count()));
+    }
+
+    /** P2 ours: {@code clients} closed loops create {@code tasks} tasks; time until all are COMPLETED. */
+    static void throughput(Api api, String token, Connection db, int tasks, int clients) throws Exception {
+        for (int i = 0; i < 50; i++) { // warm-up
+            Api.idOf(api.create(token, Api.TEAM_IDLE, BODY));
+        }
+        List<UUID> ids = java.util.Collections.synchronizedList(new ArrayList<>());
+        java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+        List<Thread> threads = new ArrayList<>();
+        long t0 = System.nanoTime();
+        for (int c = 0; c < clients; c++) {
+            Thread t = new Thread(() -> {
+                try {
+                    while (next.getAndIncrement() < tasks) {
+                        HttpResponse<String> r = api.create(token, Api.TEAM_IDLE, BODY);
+                        ids.add(Api.idOf(r));
+                    }
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            t.start();
+            threads.add(t);
+        }
+        for (Thread t : threads) {
+            t.join(TIMEOUT_MS);
+        }
+        double createdS = (System.nanoTime() - t0) / 1e9;
+        if (ids.size() != tasks) {
+            throw new IllegalStateException("created " + ids.size() + " of " + tasks);
+        }
+        awaitCompleted(db, ids);
+        double allS = (System.nanoTime() - t0) / 1e9;
+        System.err.printf(Locale.ROOT, "P2 ours: %d tasks created in %.2f s, all COMPLETED after %.2f s: %.0f tasks/s%n",
+                tasks, createdS, allS, tasks / allS);
+        System.out.println(String.format(Locale.ROOT, "{\"tasks\":%d,\"clients\":%d,\"createSeconds\":%.3f,"
+                + "\"createPerSecond\":%.1f,\"allCompletedSeconds\":%.3f,\"tasksPerSecond\":%.1f}",
+                tasks, clients, createdS, tasks / createdS, allS, tasks / allS));
+    }
+
+    /** Polls the ledger every 20 ms until every task is COMPLETED (fails on FAILED or after the timeout). */
+    static void awaitCompleted(Connection db, List<UUID> ids) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MS);
+        try (PreparedStatement ps = db.prepareStatement("SELECT count(*) FILTER (WHERE status = 'COMPLETED'),"
+                + " count(*) FILTER (WHERE status = 'FAILED') FROM background_task WHERE id = ANY(?)")) {
+            ps.setArray(1, db.createArrayOf("uuid", ids.toArray()));
+            while (true) {
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    if (rs.getLong(2) > 0) {
+                        throw new IllegalStateException(rs.getLong(2) + " tasks FAILED");
+                    }
+                    if (rs.getLong(1) == ids.size()) {
+                        return;
+                    }
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("only " + rs.getLong(1) + " of " + ids.size()
+                                + " tasks COMPLETED after " + TIMEOUT_MS + " ms");
+                    }
+                }
+                Thread.sleep(20);
+            }
+        }
+    }
+
+    static double pct(double[] sorted, double p) {
+        int idx = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
+        return sorted[Math.max(0, Math.min(sorted.length - 1, idx))];
+    }
+
+    static long micros(Timestamp t) {
+        return t.getTime() / 1000 * 1_000_000 + t.getNanos() / 1000;
+    }
+
+    static long epochMicros() {
+        java.time.Instant now = java.time.Instant.now();
+        return now.getEpochSecond() * 1_000_000 + now.getNano() / 1000;
+    }
+}
