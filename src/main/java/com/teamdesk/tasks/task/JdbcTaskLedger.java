@@ -172,6 +172,28 @@ public class JdbcTaskLedger {
         return queryJobIds(sql, args);
     }
 
+    /**
+     * R18: marks locked runs as handed to the queue, in one statement for the whole batch.
+     *
+     * @return how many rows were marked (runs no longer WAITING are skipped)
+     */
+    public int markDispatched(List<TaskJobId> jobs, Instant now) {
+        if (jobs.isEmpty()) {
+            return 0;
+        }
+        String sql = "UPDATE background_task t SET dispatched_at = ?, updated_at = ?"
+                + " FROM unnest(?::uuid[], ?::int[]) AS j(id, run)"
+                + " WHERE t.id = j.id AND t.run = j.run AND t.status = 'WAITING'";
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            bind(ps, 1, now, now);
+            ps.setArray(3, c.createArrayOf("uuid", jobs.stream().map(TaskJobId::taskId).toArray()));
+            ps.setArray(4, c.createArrayOf("integer", jobs.stream().map(TaskJobId::run).toArray()));
+            return ps.executeUpdate();
+        } catch (SQLException e) {
+            throw new LedgerException("mark dispatched", e);
+        }
+    }
+
     /** R18: marks a locked run as handed to the queue. */
     public void markDispatched(TaskJobId job, Instant now) {
         update("UPDATE background_task SET dispatched_at = ?, updated_at = ? WHERE id = ? AND run = ?"
