@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.task;
 
+import com.teamdesk.tasks.platform.Jdbc;
 import com.teamdesk.tasks.platform.SchemaMigration;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -340,7 +341,7 @@ public class JdbcTaskLedger {
             try (ResultSet rs = ps.executeQuery()) {
                 List<TaskJobId> out = new ArrayList<>();
                 while (rs.next()) {
-                    out.add(TaskJobId.of(rs.getObject(1, UUID.class), rs.getInt(2)));
+                    out.add(TaskJobId.of(Jdbc.uuid(rs, 1), rs.getInt(2)));
                 }
                 return out;
             }
@@ -365,17 +366,17 @@ public class JdbcTaskLedger {
 
     private static BackgroundTask map(ResultSet rs) throws SQLException {
         return new BackgroundTask(
-                rs.getObject(1, UUID.class),
+                Jdbc.uuid(rs, 1),
                 TaskKind.valueOf(rs.getString(2)),
-                rs.getObject(3, UUID.class),
-                rs.getObject(4, UUID.class),
+                Jdbc.uuid(rs, 3),
+                Jdbc.uuid(rs, 4),
                 TaskScope.valueOf(rs.getString(5)),
                 rs.getString(6),
                 TaskStatus.valueOf(rs.getString(7)),
                 rs.getInt(8),
                 rs.getInt(9),
                 rs.getInt(10),
-                rs.getObject(11, UUID.class),
+                Jdbc.uuid(rs, 11),
                 instant(rs, 12),
                 instant(rs, 13),
                 rs.getString(14),
@@ -388,7 +389,7 @@ public class JdbcTaskLedger {
     }
 
     private static Instant instant(ResultSet rs, int col) throws SQLException {
-        OffsetDateTime t = rs.getObject(col, OffsetDateTime.class);
+        OffsetDateTime t = Jdbc.offsetDateTime(rs, col);
         return t == null ? null : t.toInstant();
     }
 

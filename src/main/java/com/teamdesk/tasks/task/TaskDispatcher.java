@@ -1,12 +1,12 @@
 package com.teamdesk.tasks.task;
 
+import com.teamdesk.tasks.common.Jsons;
 import com.teamdesk.tasks.queue.AddResult;
 import com.teamdesk.tasks.queue.JobRecord;
 import com.teamdesk.tasks.queue.NewJob;
 import com.teamdesk.tasks.queue.Queue;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.transaction.Transactional;
 import java.time.Clock;
 import java.time.Instant;
@@ -122,6 +122,6 @@ public class TaskDispatcher {
     }
 
     private static String payload(TaskJobId job) {
-        return Json.createObjectBuilder().add("taskId", job.taskId().toString()).add("run", job.run()).build().toString();
+        return Jsons.PROVIDER.createObjectBuilder().add("taskId", job.taskId().toString()).add("run", job.run()).build().toString();
     }
 }

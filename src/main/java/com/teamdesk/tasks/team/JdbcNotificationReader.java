@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.team;
 
+import com.teamdesk.tasks.platform.Jdbc;
 import com.teamdesk.tasks.platform.SchemaMigration;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -42,8 +43,8 @@ public class JdbcNotificationReader {
             try (ResultSet rs = ps.executeQuery()) {
                 List<NotificationRow> out = new ArrayList<>();
                 while (rs.next()) {
-                    out.add(new NotificationRow(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class),
-                            rs.getObject(3, UUID.class), rs.getObject(4, UUID.class), rs.getObject(5, UUID.class),
+                    out.add(new NotificationRow(Jdbc.uuid(rs, 1), Jdbc.uuid(rs, 2),
+                            Jdbc.uuid(rs, 3), Jdbc.uuid(rs, 4), Jdbc.uuid(rs, 5),
                             rs.getString(6), instant(rs, 7), instant(rs, 8)));
                 }
                 return out;
@@ -54,7 +55,7 @@ public class JdbcNotificationReader {
     }
 
     private static Instant instant(ResultSet rs, int column) throws SQLException {
-        OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
+        OffsetDateTime t = Jdbc.offsetDateTime(rs, column);
         return t == null ? null : t.toInstant();
     }
 }

@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.team;
 
+import com.teamdesk.tasks.platform.Jdbc;
 import com.teamdesk.tasks.platform.SchemaMigration;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -44,9 +45,9 @@ public class JdbcSystemEventReader {
             try (ResultSet rs = ps.executeQuery()) {
                 List<SystemEventRow> out = new ArrayList<>();
                 while (rs.next()) {
-                    out.add(new SystemEventRow(rs.getLong(1), rs.getObject(2, UUID.class), rs.getString(3),
-                            rs.getObject(4, UUID.class), rs.getObject(5, UUID.class), rs.getObject(6, UUID.class),
-                            rs.getString(7), rs.getObject(8, OffsetDateTime.class).toInstant()));
+                    out.add(new SystemEventRow(rs.getLong(1), Jdbc.uuid(rs, 2), rs.getString(3),
+                            Jdbc.uuid(rs, 4), Jdbc.uuid(rs, 5), Jdbc.uuid(rs, 6),
+                            rs.getString(7), Jdbc.offsetDateTime(rs, 8).toInstant()));
                 }
                 return out;
             }

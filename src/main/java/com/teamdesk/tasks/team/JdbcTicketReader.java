@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.team;
 
+import com.teamdesk.tasks.platform.Jdbc;
 import com.teamdesk.tasks.platform.SchemaMigration;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -64,11 +65,11 @@ public class JdbcTicketReader {
                 ResultSet rs = ps.executeQuery()) {
             List<TicketRow> out = new ArrayList<>(limit);
             while (rs.next()) {
-                out.add(new TicketRow(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getString(3),
+                out.add(new TicketRow(Jdbc.uuid(rs, 1), Jdbc.uuid(rs, 2), rs.getString(3),
                         rs.getString(4), TicketStatus.valueOf(rs.getString(5)), Priority.valueOf(rs.getString(6)),
-                        rs.getObject(7, UUID.class), rs.getString(8), rs.getObject(9, UUID.class), rs.getString(10),
-                        rs.getObject(11, OffsetDateTime.class).toInstant(),
-                        rs.getObject(12, OffsetDateTime.class).toInstant(), rs.getInt(13)));
+                        Jdbc.uuid(rs, 7), rs.getString(8), Jdbc.uuid(rs, 9), rs.getString(10),
+                        Jdbc.offsetDateTime(rs, 11).toInstant(),
+                        Jdbc.offsetDateTime(rs, 12).toInstant(), rs.getInt(13)));
             }
             return out;
         } catch (SQLException e) {

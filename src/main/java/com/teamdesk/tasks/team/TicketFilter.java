@@ -1,7 +1,7 @@
 package com.teamdesk.tasks.team;
 
+import com.teamdesk.tasks.common.Jsons;
 import com.teamdesk.tasks.common.InvalidInputException;
-import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
@@ -149,9 +149,9 @@ public record TicketFilter(Set<TicketStatus> statuses, UUID assigneeId, Instant 
 
     /** @return the filters as stored in the ledger (normalized JSON; dates as instants), with timeZone */
     public String toJson() {
-        JsonObjectBuilder b = Json.createObjectBuilder();
+        JsonObjectBuilder b = Jsons.PROVIDER.createObjectBuilder();
         if (!statuses.isEmpty()) {
-            JsonArrayBuilder a = Json.createArrayBuilder();
+            JsonArrayBuilder a = Jsons.PROVIDER.createArrayBuilder();
             statuses.forEach(s -> a.add(s.name()));
             b.add("status", a);
         }
@@ -178,12 +178,12 @@ public record TicketFilter(Set<TicketStatus> statuses, UUID assigneeId, Instant 
      */
     public static TicketFilter fromStoredJson(String json) {
         JsonObject o;
-        try (var r = Json.createReader(new StringReader(json))) {
+        try (var r = Jsons.PROVIDER.createReader(new StringReader(json))) {
             o = r.readObject();
         } catch (RuntimeException e) {
             throw invalid("stored filters are not a JSON object");
         }
-        JsonObjectBuilder rest = Json.createObjectBuilder(o);
+        JsonObjectBuilder rest = Jsons.PROVIDER.createObjectBuilder(o);
         rest.remove("timeZone");
         return fromJson(rest.build(), o.containsKey("timeZone") ? o.getString("timeZone", null) : null);
     }

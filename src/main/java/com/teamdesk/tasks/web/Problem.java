@@ -1,6 +1,6 @@
 package com.teamdesk.tasks.web;
 
-import jakarta.json.Json;
+import com.teamdesk.tasks.common.Jsons;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.ws.rs.core.Response;
 
@@ -19,7 +19,7 @@ public record Problem(int status, String title, String code, String detail, Stri
 
     /** @return the JSON text of this problem */
     public String toJson() {
-        JsonObjectBuilder b = Json.createObjectBuilder()
+        JsonObjectBuilder b = Jsons.PROVIDER.createObjectBuilder()
                 .add("type", TYPE_BASE + code)
                 .add("title", title)
                 .add("status", status)

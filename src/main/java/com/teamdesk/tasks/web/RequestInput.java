@@ -1,8 +1,8 @@
 package com.teamdesk.tasks.web;
 
+import com.teamdesk.tasks.common.Jsons;
 import com.teamdesk.tasks.common.InvalidInputException;
 import com.teamdesk.tasks.common.NotFoundException;
-import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
@@ -34,7 +34,7 @@ final class RequestInput {
             throw malformed("A JSON object body is required.");
         }
         JsonValue v;
-        try (JsonReader r = Json.createReader(new StringReader(body))) {
+        try (JsonReader r = Jsons.PROVIDER.createReader(new StringReader(body))) {
             v = r.readValue();
         } catch (JsonException e) {
             throw malformed("The body is not valid JSON.");

@@ -1,7 +1,7 @@
 package com.teamdesk.tasks.web;
 
+import com.teamdesk.tasks.common.Jsons;
 import com.teamdesk.tasks.team.SystemEventRow;
-import jakarta.json.Json;
 import jakarta.json.JsonReader;
 import jakarta.json.JsonValue;
 import jakarta.json.bind.annotation.JsonbNillable;
@@ -24,7 +24,7 @@ public record SystemEventJson(long id, UUID teamId, String kind, UUID ticketId, 
     /** @return the JSON form of a row */
     public static SystemEventJson of(SystemEventRow e) {
         JsonValue payload;
-        try (JsonReader r = Json.createReader(new StringReader(e.payloadJson() == null ? "{}" : e.payloadJson()))) {
+        try (JsonReader r = Jsons.PROVIDER.createReader(new StringReader(e.payloadJson() == null ? "{}" : e.payloadJson()))) {
             payload = r.readValue();
         }
         return new SystemEventJson(e.id(), e.teamId(), e.kind(), e.ticketId(), e.actorId(), e.taskId(), payload,

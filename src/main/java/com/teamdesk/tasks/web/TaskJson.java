@@ -1,10 +1,10 @@
 package com.teamdesk.tasks.web;
 
+import com.teamdesk.tasks.common.Jsons;
 import com.teamdesk.tasks.task.BackgroundTask;
 import com.teamdesk.tasks.task.TaskKind;
 import com.teamdesk.tasks.task.TaskScope;
 import com.teamdesk.tasks.task.TaskStatus;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
 import jakarta.json.bind.annotation.JsonbNillable;
@@ -60,7 +60,7 @@ public record TaskJson(UUID id, TaskKind kind, UUID teamId, UUID ownerId, TaskSc
         if (json == null || json.isBlank()) {
             return JsonObject.EMPTY_JSON_OBJECT;
         }
-        try (JsonReader r = Json.createReader(new StringReader(json))) {
+        try (JsonReader r = Jsons.PROVIDER.createReader(new StringReader(json))) {
             return r.readObject();
         }
     }

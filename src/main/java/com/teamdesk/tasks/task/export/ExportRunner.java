@@ -81,7 +81,8 @@ public class ExportRunner implements TaskRunner {
             long written = 0;
             try (ExportCsv csv = new ExportCsv(new BufferedWriter(new OutputStreamWriter(
                     Files.newOutputStream(file), StandardCharsets.UTF_8), 64 * 1024), filter.timeZone())) {
-                List<TicketRow> batch = tickets.readBatch(task.teamId(), visibleTo, filter, null, null, batchSize);
+                List<TicketRow> batch = total == 0 ? List.of()
+                        : tickets.readBatch(task.teamId(), visibleTo, filter, null, null, batchSize);
                 while (!batch.isEmpty()) {
                     ex.pause(PausePoint.EXPORT_AFTER_BATCH_READ);
                     for (TicketRow row : batch) {

@@ -1,7 +1,7 @@
 package com.teamdesk.tasks.task.reminder;
 
+import com.teamdesk.tasks.common.Jsons;
 import com.teamdesk.tasks.common.InvalidInputException;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.io.StringReader;
 import java.util.Locale;
@@ -55,7 +55,7 @@ public record ReminderParams(UUID ticketId, String message, Recipients recipient
 
     /** @return the stored JSON form */
     public String toJson() {
-        return Json.createObjectBuilder().add("ticketId", ticketId.toString()).add("message", message)
+        return Jsons.PROVIDER.createObjectBuilder().add("ticketId", ticketId.toString()).add("message", message)
                 .add("recipients", recipients.name()).build().toString();
     }
 
@@ -65,7 +65,7 @@ public record ReminderParams(UUID ticketId, String message, Recipients recipient
      * @throws InvalidInputException when it no longer validates
      */
     public static ReminderParams fromJson(String json) {
-        try (var r = Json.createReader(new StringReader(json))) {
+        try (var r = Jsons.PROVIDER.createReader(new StringReader(json))) {
             JsonObject o = r.readObject();
             return validate(o.getString("ticketId", null), o.getString("message", null), o.getString("recipients", null));
         } catch (RuntimeException e) {

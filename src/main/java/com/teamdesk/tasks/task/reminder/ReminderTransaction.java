@@ -1,5 +1,7 @@
 package com.teamdesk.tasks.task.reminder;
 
+import com.teamdesk.tasks.platform.Jdbc;
+import com.teamdesk.tasks.common.Jsons;
 import com.teamdesk.tasks.platform.SchemaMigration;
 import com.teamdesk.tasks.task.BackgroundTask;
 import com.teamdesk.tasks.task.JdbcTaskLedger;
@@ -15,7 +17,6 @@ import com.teamdesk.tasks.team.TeamAccess;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.transaction.Transactional;
 import jakarta.transaction.Transactional.TxType;
 import java.sql.Connection;
@@ -97,7 +98,7 @@ public class ReminderTransaction {
             }
             update(c, "INSERT INTO system_event (team_id, kind, ticket_id, actor_id, task_id, payload, created_at)"
                     + " VALUES (?, ?, ?, ?, ?, ?::jsonb, ?)", task.teamId(), EVENT_KIND, params.ticketId(), task.ownerId(),
-                    task.id(), Json.createObjectBuilder().add("taskId", task.id().toString()).add("run", task.run())
+                    task.id(), Jsons.PROVIDER.createObjectBuilder().add("taskId", task.id().toString()).add("run", task.run())
                             .add("recipients", recipients.size()).add("message", params.message()).build().toString(),
                     at(now));
             pausePoints.reached(PausePoint.REMINDER_AFTER_EVENT_INSERT, lease);
@@ -131,7 +132,7 @@ public class ReminderTransaction {
                 if (!rs.next()) {
                     throw new TaskRejected(Reason.TICKET_GONE, "ticket " + ticketId);
                 }
-                TicketState t = new TicketState(rs.getString(1), rs.getObject(2, UUID.class), rs.getObject(3, UUID.class));
+                TicketState t = new TicketState(rs.getString(1), Jdbc.uuid(rs, 2), Jdbc.uuid(rs, 3));
                 if ("CLOSED".equals(t.status())) {
                     throw new TaskRejected(Reason.TICKET_CLOSED, "ticket " + ticketId);
                 }
@@ -153,7 +154,7 @@ public class ReminderTransaction {
                 ps.setObject(1, teamId);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        out.add(rs.getObject(1, UUID.class));
+                        out.add(Jdbc.uuid(rs, 1));
                     }
                 }
             }

@@ -1,0 +1,17 @@
+package com.teamdesk.tasks.common;
+
+import jakarta.json.spi.JsonProvider;
+
+/**
+ * The JSON-P provider, looked up once. {@code jakarta.json.Json.createReader()} and friends look the
+ * provider up again with a {@code ServiceLoader} scan of the web application's jars on every call,
+ * under the jar file's lock: on the request and execution paths that was the largest CPU cost of a
+ * trivial task and a lock convoy between worker slots (bench/notes/P2.md). Thread-safe.
+ */
+public final class Jsons {
+    /** The shared provider; use {@code Jsons.PROVIDER.createReader(…)}, {@code createObjectBuilder()}, … */
+    public static final JsonProvider PROVIDER = JsonProvider.provider();
+
+    private Jsons() {
+    }
+}
