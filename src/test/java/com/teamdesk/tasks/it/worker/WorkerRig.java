@@ -1,0 +1,50 @@
+package com.teamdesk.tasks.it.worker;
+
+import com.teamdesk.tasks.platform.RedisResources;
+import com.teamdesk.tasks.queue.WorkerOptions;
+import com.teamdesk.tasks.task.JdbcTaskLedger;
+import com.teamdesk.tasks.task.TaskJobId;
+import com.teamdesk.tasks.task.TaskProcessor;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedThreadFactory;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.util.concurrent.Executors;
+
+/**
+ * Makes {@link TestWorkers} from the production beans: the {@link TaskProcessor}, the application's
+ * {@link RedisResources} (client, prefix, queue name) and the container's {@link ManagedThreadFactory}.
+ */
+@ApplicationScoped
+public class WorkerRig {
+
+    /**
+     * The only settings T3 shortens on the worker: lock 1000 ms renewed every 500 ms, stalled check every
+     * 100 ms. Everything else is {@link WorkerOptions#defaults()} (concurrency 1, maxStalledCount 1).
+     */
+    public static final WorkerOptions FAST = WorkerOptions.defaults()
+            .withLockDurationMs(1000).withLockRenewMs(500).withStalledIntervalMs(100);
+
+    @Resource
+    ManagedThreadFactory threadFactory;
+
+    @Inject
+    RedisResources redis;
+
+    @Inject
+    TaskProcessor processor;
+
+    @Inject
+    JdbcTaskLedger ledger;
+
+    /** @return no workers yet; start them with {@link TestWorkers#start} and close it in finally */
+    public TestWorkers open(WorkerEvents events) {
+        return new TestWorkers(redis, processor, events, jobId -> {
+            try {
+                return ledger.find(TaskJobId.parse(jobId).taskId()).orElse(null);
+            } catch (IllegalArgumentException notATaskJob) {
+                return null;
+            }
+        }, Executors.newCachedThreadPool(threadFactory));
+    }
+}
