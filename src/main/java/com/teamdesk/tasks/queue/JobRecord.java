@@ -8,8 +8,8 @@ import java.time.Instant;
  * @param id              the job id
  * @param data            the opaque payload
  * @param state           the current state
- * @param attemptsMade    executions that ended in an error so far (stalled executions and the completing
- *                        execution are not counted; a job completing on its third execution shows 2)
+ * @param attemptsMade    executions that finished so far, failed or completed (as BullMQ 5+); stalled
+ *                        executions are not counted; a job completing on its third execution shows 3
  * @param attemptsStarted executions started so far, stalled ones included
  * @param maxAttempts     the job's {@link JobOptions#attempts()}
  * @param stalledCounter  how often the job was found stalled (R6)
