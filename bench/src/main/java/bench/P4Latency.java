@@ -46,6 +46,8 @@ public final class P4Latency {
             int tasks = Integer.parseInt(args[5]);
             if (args[0].equals("latency")) {
                 latency(api, token, db, tasks, Double.parseDouble(args[6]));
+            } else if (args[0].equals("engine")) {
+                engine(api, token, db, tasks);
             } else {
                 throughput(api, token, db, tasks, Integer.parseInt(args[6]));
             }
@@ -152,6 +154,52 @@ public final class P4Latency {
         System.out.println(String.format(Locale.ROOT, "{\"tasks\":%d,\"clients\":%d,\"createSeconds\":%.3f,"
                 + "\"createPerSecond\":%.1f,\"allCompletedSeconds\":%.3f,\"tasksPerSecond\":%.1f}",
                 tasks, clients, createdS, tasks / createdS, allS, tasks / allS));
+    }
+
+    /**
+     * P2 ours without HTTP: {@code tasks} WAITING rows inserted in one SQL statement (as JdbcTaskLedger.insert
+     * writes them, filters copied from a task the API created), handed to the queue by the server's dispatch
+     * sweep (EJB timer every 5 s, batches of 200), claimed and completed by the workers. Reports the rate from
+     * the first claim to the last completion (the engine), and from the insert to the last completion.
+     */
+    static void engine(Api api, String token, Connection db, int tasks) throws Exception {
+        List<UUID> warm = new ArrayList<>();
+        for (int i = 0; i < 20; i++) { // warm-up, and a task whose validated filters the rows copy
+            warm.add(Api.idOf(api.create(token, Api.TEAM_IDLE, BODY)));
+        }
+        awaitCompleted(db, warm);
+        List<UUID> ids = new ArrayList<>();
+        long t0 = System.nanoTime();
+        db.setAutoCommit(true);
+        try (PreparedStatement ps = db.prepareStatement("INSERT INTO background_task (id, kind, team_id, owner_id, scope,"
+                + " filters, status, run, attempts, progress, run_at, created_at, updated_at)"
+                + " SELECT gen_random_uuid(), 'EXPORT', ?, ?, 'SELF', (SELECT filters FROM background_task WHERE owner_id = ?"
+                + " LIMIT 1), 'WAITING', 0, 0, 0, now(), now(), now() FROM generate_series(1, ?) RETURNING id")) {
+            ps.setObject(1, Api.TEAM_IDLE);
+            ps.setObject(2, Api.IDLE);
+            ps.setObject(3, Api.IDLE);
+            ps.setInt(4, tasks);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(rs.getObject(1, UUID.class));
+                }
+            }
+        }
+        awaitCompleted(db, ids);
+        double allS = (System.nanoTime() - t0) / 1e9;
+        double execS;
+        try (PreparedStatement ps = db.prepareStatement("SELECT extract(epoch FROM max(t.updated_at) - min(c.claimed_at))"
+                + " FROM background_task t JOIN bench_claim c ON c.task_id = t.id WHERE t.id = ANY(?)")) {
+            ps.setArray(1, db.createArrayOf("uuid", ids.toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                execS = rs.getDouble(1);
+            }
+        }
+        System.err.printf(Locale.ROOT, "P2 ours (engine, no HTTP): %d tasks: first claim -> last completion %.2f s = %.0f"
+                + " tasks/s; insert -> last completion %.2f s%n", tasks, execS, tasks / execS, allS);
+        System.out.println(String.format(Locale.ROOT, "{\"tasks\":%d,\"claimToLastCompletionSeconds\":%.3f,"
+                + "\"engineTasksPerSecond\":%.1f,\"insertToLastCompletionSeconds\":%.3f}", tasks, execS, tasks / execS, allS));
     }
 
     /** Polls the ledger every 20 ms until every task is COMPLETED (fails on FAILED or after the timeout). */

@@ -23,8 +23,9 @@ import java.util.UUID;
  *
  * <p>Timed, each from the first statement to COMMIT:
  * <ul>
- * <li>dispatch sweep = TaskDispatcher.dispatchDue(200) without the Redis adds: lockDueForDispatch, then
- *     markDispatched per locked row, COMMIT;</li>
+ * <li>dispatch sweep = TaskDispatcher.dispatchDue(200) without the Redis bulk add: lockDueForDispatch, then
+ *     one markDispatched(List) UPDATE for the batch, COMMIT; and, for comparison, "dispatch-per-row" as it was
+ *     before be43475 (one markDispatched UPDATE per row);</li>
  * <li>recovery sweep = TaskRecovery.recoverStalled(200): the one recoverStalled statement, COMMIT;</li>
  * <li>reconcile lock = TaskRecovery.reconcile(200) without the Redis look-ups: lockDispatchedWaiting, COMMIT.</li>
  * </ul>
@@ -48,9 +49,10 @@ public final class P5Sweeps {
             + " AND updated_at < ? ORDER BY updated_at LIMIT ? FOR UPDATE SKIP LOCKED";
     // -------------------------------------------------------------------------------------------
 
-    /** NOT in the application: the proposed one-statement replacement of the per-row markDispatched loop. */
-    static final String MARK_DISPATCHED_BATCH = "UPDATE background_task SET dispatched_at = ?, updated_at = ?"
-            + " WHERE (id, run) IN (SELECT * FROM unnest(?::uuid[], ?::int[])) AND status = 'WAITING'";
+    /** Since be43475 the sweep marks the whole batch with this one statement (JdbcTaskLedger.markDispatched(List)). */
+    static final String MARK_DISPATCHED_BATCH = "UPDATE background_task t SET dispatched_at = ?, updated_at = ?"
+            + " FROM unnest(?::uuid[], ?::int[]) AS j(id, run)"
+            + " WHERE t.id = j.id AND t.run = j.run AND t.status = 'WAITING'";
 
     static final int BATCH = 200;            // teamdesk.dispatch.batch-size
     static final long STALL_MS = 120_000;    // teamdesk.recovery.stall-threshold-ms
@@ -128,28 +130,33 @@ public final class P5Sweeps {
             restoreDue(k);
         }
         Instant now = Instant.now();
-        report("dispatch", k, ms,
-                plans(LOCK_DUE, now, BATCH),
-                k > 0 ? plans(MARK_DISPATCHED, now, now, dueRows.get(0), 0) : List.of());
-        if (k > 0) {
+        report("dispatch-per-row", k, ms,
+                List.of(),
+                List.of());
+        {
             for (int i = -WARMUP; i < runs; i++) {
                 long t0 = System.nanoTime();
                 int n = dispatchSweepBatched();
                 double t = (System.nanoTime() - t0) / 1e6;
                 if (n != k) {
-                    throw new IllegalStateException("batched dispatch sweep marked " + n + " rows, expected " + k);
+                    throw new IllegalStateException("dispatch sweep marked " + n + " rows, expected " + k);
                 }
                 if (i >= 0) {
                     ms[i] = t;
                 }
                 restoreDue(k);
             }
-            out.append(',');
-            report("dispatch-batched", k, ms, List.of(), List.of());
         }
+        out.append(',');
+        now = Instant.now();
+        report("dispatch", k, ms,
+                plans(LOCK_DUE, now, BATCH),
+                k > 0 ? plans(MARK_DISPATCHED_BATCH, now, now,
+                        c.createArrayOf("uuid", dueRows.subList(0, k).toArray()),
+                        c.createArrayOf("int4", java.util.Collections.nCopies(k, 0).toArray())) : List.of());
     }
 
-    /** The proposal: the same lock, then ONE statement marks every locked row (after the Redis adds). */
+    /** TaskDispatcher.dispatchDue(200) as it is now, minus the Redis bulk add: lock, ONE statement marks the batch. */
     private int dispatchSweepBatched() throws SQLException {
         c.setAutoCommit(false);
         try {
@@ -176,7 +183,7 @@ public final class P5Sweeps {
         }
     }
 
-    /** TaskDispatcher.dispatchDue(200) minus the Redis add: @return rows locked and marked */
+    /** TaskDispatcher.dispatchDue(200) before be43475, minus the Redis adds: one markDispatched per row. */
     private int dispatchSweep() throws SQLException {
         c.setAutoCommit(false);
         try {
@@ -326,6 +333,8 @@ public final class P5Sweeps {
                 values.append('\'').append(OffsetDateTime.ofInstant(t, ZoneOffset.UTC)).append('\'');
             } else if (a instanceof UUID u) {
                 values.append('\'').append(u).append('\'');
+            } else if (a instanceof java.sql.Array arr) {
+                values.append('\'').append(arr.toString()).append('\'');
             } else {
                 values.append(a);
             }

@@ -75,9 +75,11 @@ public final class Report {
                 ## How to run
 
                 ```bash
-                bench/run            # every figure: P1 P5 P3 P4 P2 (about 15-25 minutes on 2 cores)
+                bench/run            # every figure: P1 P5 P3 P4 P2 (25-40 minutes on a busy 2-core machine)
                 bench/run P1 P5      # some figures; the others keep their last result
                 bench/run report     # only rewrite this page from bench/results/
+                bench/run serve      # the benchmark server with its data, up for BENCH_SERVE_SECONDS, to profile
+                                     # by hand (e.g. jcmd <pid> JFR.start); cleaned up afterwards
                 ```
 
                 Needs Java 17, Maven, Node 18+ with npm, `psql`, `redis-cli`, `jq`, `curl`, `openssl`, `jcmd`, a local
@@ -88,16 +90,51 @@ public final class Report {
                 (`teamdesk-bench-<random>-*`), its own databases (`teamdesk_bench`, `teamdesk_bench_dbs`) and role,
                 and a Payara Micro of its own built from a copy of the work tree, and removes all of them on exit.
                 Knobs: `BENCH_JOBS`, `BENCH_ROUNDS`, `BENCH_P2_TASKS`, `BENCH_P4_TASKS`, `BENCH_P4_RATE`,
-                `BENCH_CONCURRENCY`, `BENCH_PORT` (see the header of `bench/run`).
+                `BENCH_CONCURRENCY`, `BENCH_PORT`, `BENCH_SERVER_ENV` (extra environment of the server for
+                what-if runs; see the header of `bench/run`). Raw output of every run: `bench/results/raw/`
+                (not committed).
 
                 **Noise.** These numbers come from a shared 2-core machine; each figure records the load average
-                before and after it ran. Other sessions' builds and test servers were often running at the same
-                time, so absolute numbers move by tens of percent between runs; the ratios of P1 come from
-                alternating rounds (ABBA order) and medians to cancel most of that.
+                before and after it ran. Other sessions' builds, test suites and servers ran at the same time
+                (load averages of 5 to 17 during the runs recorded here), so absolute numbers move by tens of
+                percent between runs, and latencies (P4) by several times; the ratios of P1 and P2 come from
+                alternating rounds (ABBA order) and medians to cancel most of that. Quote numbers only from a run
+                on a quiet machine.
 
                 """);
+        md.append("**Versions** (from the build files at the time of this report): ").append(versions()).append(".\n\n");
         md.append(details);
         return md.toString();
+    }
+
+    /** Versions of what is compared, read from the build files (bench/ sits next to the root pom). */
+    private String versions() throws IOException {
+        Path bench = results.toAbsolutePath().getParent();
+        String root = read(bench.getParent().resolve("pom.xml"));
+        String benchPom = read(bench.resolve("pom.xml"));
+        String lock = read(bench.resolve("bullmq/package-lock.json"));
+        return "Payara Micro " + tag(root, "payara.micro.version") + ", Jedis " + tag(benchPom, "jedis.version")
+                + ", pgjdbc " + tag(benchPom, "postgresql.version") + ", db-scheduler " + tag(benchPom, "db-scheduler.version")
+                + " (HikariCP " + tag(benchPom, "hikaricp.version") + "), BullMQ " + npm(lock, "bullmq") + " with ioredis "
+                + npm(lock, "ioredis");
+    }
+
+    private static String read(Path p) throws IOException {
+        return Files.exists(p) ? Files.readString(p) : "";
+    }
+
+    private static String tag(String xml, String name) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("<" + java.util.regex.Pattern.quote(name) + ">([^<]+)<").matcher(xml);
+        return m.find() ? m.group(1) : "?";
+    }
+
+    private static String npm(String lock, String pkg) {
+        try {
+            return JsonParser.parseString(lock).getAsJsonObject().getAsJsonObject("packages")
+                    .getAsJsonObject("node_modules/" + pkg).get("version").getAsString();
+        } catch (RuntimeException e) {
+            return "?";
+        }
     }
 
     private String table() {
@@ -216,6 +253,11 @@ public final class Report {
         double peer = r.getAsJsonObject("peer").get("tasksPerSecond").getAsDouble();
         summary.add(new String[] {"P2 full path (tasks/s)", fmt0(ours), fmt0(peer) + " (db-scheduler)",
                 fmt2(ours / peer), "— (report)"});
+        verdicts.add(String.format(Locale.ROOT, "P2 has no target in the issue: ours %s tasks/s through the API%s vs "
+                + "db-scheduler %s (ratio %.2f)%s", fmt0(ours),
+                r.getAsJsonObject("ours").has("engineTasksPerSecond") ? " (" + fmt0(r.getAsJsonObject("ours")
+                        .get("engineTasksPerSecond").getAsDouble()) + " without HTTP)" : "", fmt0(peer), ours / peer,
+                ours / peer < 1 ? " — behind; see the analysis and plan under P2" : ""));
         meta(d, r);
         d.append("| | ours | db-scheduler |\n|---|---|---|\n");
         JsonObject o = r.getAsJsonObject("ours");
@@ -270,7 +312,7 @@ public final class Report {
         }
         double p50 = r.get("p50Ms").getAsDouble();
         double p99 = r.get("p99Ms").getAsDouble();
-        String peer = r.has("peerP50Ms") ? fmt1(r.get("peerP50Ms").getAsDouble()) + " (db-scheduler)" : "—";
+        String peer = r.has("peerP50Ms") ? fmt1(r.get("peerP50Ms").getAsDouble()) + " (db-scheduler, reference)" : "—";
         String ratio = r.has("peerP50Ms") ? fmt2(r.get("peerP50Ms").getAsDouble() / p50) : "—";
         summary.add(new String[] {"P4 latency p50 (ms; p99 in brackets)", fmt1(p50) + " (" + fmt1(p99) + ")", peer,
                 ratio, "< 20 ms"});
@@ -336,7 +378,7 @@ public final class Report {
             o.getAsJsonArray("plan").forEach(l -> d.append(l.getAsString()).append('\n'));
             d.append("```\n\n");
             if (!o.getAsJsonArray("perRowPlan").isEmpty()) {
-                d.append("The per-row `markDispatched` UPDATE:\n\n```\n");
+                d.append("The `markDispatched` UPDATE of the batch:\n\n```\n");
                 o.getAsJsonArray("perRowPlan").forEach(l -> d.append(l.getAsString()).append('\n'));
                 d.append("```\n\n");
             }
