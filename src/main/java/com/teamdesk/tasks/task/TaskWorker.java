@@ -15,6 +15,8 @@ import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.inject.Inject;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
@@ -84,6 +86,7 @@ public class TaskWorker {
 
     private ExecutorService executor;
     private volatile Worker worker;
+    private volatile Object[] sigterm;
 
     @PostConstruct
     void start() {
@@ -96,12 +99,66 @@ public class TaskWorker {
         w.addListener(listener);
         w.start();
         worker = w;
+        installSigtermDrain();
         LOG.info(() -> "task.worker " + w.workerId() + " started, concurrency " + concurrency);
+    }
+
+    /**
+     * R22 on SIGTERM: drain BEFORE the container shuts down. Payara Micro's shutdown hook tears down
+     * the application's connection pool while jobs still run (their writes then fail and the JVM
+     * exits at once), so {@code @PreDestroy} comes too late to protect in-flight jobs. This handler
+     * runs first: it stops fetching, lets in-flight jobs finish within the grace period, then hands
+     * the signal to the previous handler, which starts the normal shutdown. Reflection keeps the
+     * build free of internal-API warnings; where signals are not available the drain falls back to
+     * {@code @PreDestroy}.
+     */
+    private void installSigtermDrain() {
+        try {
+            Class<?> signalType = Class.forName("sun.misc.Signal");
+            Class<?> handlerType = Class.forName("sun.misc.SignalHandler");
+            Object term = signalType.getConstructor(String.class).newInstance("TERM");
+            Method handle = handlerType.getMethod("handle", signalType);
+            Object[] previous = new Object[1];
+            Object handler = Proxy.newProxyInstance(handlerType.getClassLoader(), new Class<?>[] {handlerType},
+                    (proxy, method, args) -> {
+                        if (method.equals(handle)) {
+                            stop();
+                            if (previous[0] != null) {
+                                handle.invoke(previous[0], args[0]);
+                            }
+                            return null;
+                        }
+                        return switch (method.getName()) {
+                            case "hashCode" -> System.identityHashCode(proxy);
+                            case "equals" -> proxy == args[0];
+                            default -> "TaskWorker SIGTERM drain";
+                        };
+                    });
+            previous[0] = signalType.getMethod("handle", signalType, handlerType).invoke(null, term, handler);
+            sigterm = new Object[] {signalType, handlerType, term, previous[0]};
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            LOG.warning(() -> "task.worker: no SIGTERM drain (" + e + "); draining at undeploy only");
+        }
+    }
+
+    private void restoreSigtermHandler() {
+        Object[] s = sigterm;
+        sigterm = null;
+        if (s == null || s[3] == null) {
+            return;
+        }
+        try {
+            Class<?> signalType = (Class<?>) s[0];
+            signalType.getMethod("handle", signalType, (Class<?>) s[1]).invoke(null, s[2], s[3]);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            LOG.warning(() -> "task.worker: could not restore the SIGTERM handler: " + e);
+        }
     }
 
     /** R22 drain: stop fetching, finish in-flight jobs within the grace period, then exit. */
     @PreDestroy
-    void stop() {
+    synchronized void stop() {
+        restoreSigtermHandler();
         Worker w = worker;
         if (w == null) {
             return;
