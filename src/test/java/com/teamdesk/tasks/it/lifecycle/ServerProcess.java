@@ -1,0 +1,198 @@
+package com.teamdesk.tasks.it.lifecycle;
+
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonReader;
+import jakarta.json.JsonValue;
+import java.io.IOException;
+import java.io.StringReader;
+import java.net.ConnectException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
+
+/**
+ * One real Payara Micro process running the production WAR, as an operator starts it: {@code java
+ * -jar payara-micro.jar --deploy teamdesk-tasks.war --contextroot / --port <free> --nocluster}, with
+ * settings given as environment variables (MicroProfile Config: {@code TEAMDESK_WORKER_SHUTDOWN_GRACE_MS}
+ * for {@code teamdesk.worker.shutdown-grace-ms}). Its console goes to a log file under
+ * {@code target/lifecycle/}. {@link #close()} always ends the process: SIGTERM, then a forced kill
+ * if it is still alive after 30 s.
+ */
+final class ServerProcess implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(ServerProcess.class.getName());
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private final String name;
+    private final Process process;
+    private final int port;
+    private final Path log;
+    private volatile Instant exitedAt;
+
+    private ServerProcess(String name, Process process, int port, Path log) {
+        this.name = name;
+        this.process = process;
+        this.port = port;
+        this.log = log;
+        process.onExit().thenRun(() -> exitedAt = Instant.now());
+    }
+
+    /**
+     * Starts a server (does not wait for it).
+     *
+     * @param env settings added to the test JVM's environment (database, Redis and JWT come from
+     *            there, as {@code ./teamdesk test} exports them)
+     */
+    static ServerProcess start(String name, Map<String, String> env) throws IOException {
+        Path jar = Path.of(System.getProperty("payara.microJar", "target/payara-micro.jar")).toAbsolutePath();
+        Path war = Path.of(System.getProperty("teamdesk.warFile", "target/teamdesk-tasks.war")).toAbsolutePath();
+        if (!Files.isRegularFile(jar) || !Files.isRegularFile(war)) {
+            throw new IllegalStateException("need " + jar + " and " + war + ": run the ITs through mvn verify");
+        }
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        Path dir = Path.of("target", "lifecycle");
+        Files.createDirectories(dir);
+        Path log = dir.resolve(name + "-" + port + ".log").toAbsolutePath();
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-Duser.timezone=America/Sao_Paulo", "-jar", jar.toString(), "--deploy", war.toString(),
+                "--contextroot", "/", "--port", Integer.toString(port), "--nocluster"));
+        Path postBoot = Path.of("server-config", "post-boot-commands.asadmin").toAbsolutePath();
+        if (Files.isRegularFile(postBoot)) {
+            cmd.addAll(List.of("--postbootcommandfile", postBoot.toString())); // as ./teamdesk up and Docker do
+        }
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        LOG.info(() -> "started " + name + " (pid " + p.pid() + ", port " + port + "), log " + log);
+        return new ServerProcess(name, p, port, log);
+    }
+
+    /** @return the OS process */
+    Process process() {
+        return process;
+    }
+
+    /** @return when the process exited, or null while it runs */
+    Instant exitedAt() {
+        return exitedAt;
+    }
+
+    /** @return the server's root URI */
+    URI root() {
+        return URI.create("http://127.0.0.1:" + port + "/");
+    }
+
+    /**
+     * Waits until {@code GET /health} answers 200 (ready: database, Redis and the worker's heartbeat),
+     * bounded; fails early if the process ends.
+     *
+     * @return the health document
+     */
+    JsonObject awaitReady(Duration max) throws Exception {
+        Instant deadline = Instant.now().plus(max);
+        String last = "no answer";
+        while (Instant.now().isBefore(deadline)) {
+            if (!process.isAlive()) {
+                throw new AssertionError(name + " exited (" + process.exitValue() + ") before it was ready; see " + log);
+            }
+            Optional<HttpResponse<String>> r = health();
+            if (r.isPresent()) {
+                last = r.get().statusCode() + " " + r.get().body();
+                if (r.get().statusCode() == 200) {
+                    return parse(r.get().body());
+                }
+            }
+            Thread.sleep(500);
+        }
+        throw new AssertionError(name + " not ready within " + max + " (last /health: " + last + "); see " + log);
+    }
+
+    /** @return the {@code data} of the application's health check in a health document */
+    static JsonObject checkData(JsonObject health) {
+        for (JsonValue v : health.getJsonArray("checks")) {
+            JsonObject c = v.asJsonObject();
+            if ("teamdesk-tasks".equals(c.getString("name", ""))) {
+                return c.getJsonObject("data");
+            }
+        }
+        throw new AssertionError("no teamdesk-tasks check in " + health);
+    }
+
+    /** @return the answer of {@code GET /health}, or empty when the server does not answer */
+    Optional<HttpResponse<String>> health() throws InterruptedException {
+        try {
+            return Optional.of(HTTP.send(HttpRequest.newBuilder(root().resolve("health"))
+                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()));
+        } catch (ConnectException e) {
+            return Optional.empty();
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** Sends SIGTERM ({@link Process#destroy()} on Unix), as an orchestrator stopping the container. */
+    Instant sigterm() {
+        Instant at = Instant.now();
+        process.destroy();
+        return at;
+    }
+
+    /** @return true when the process exited within {@code max} */
+    boolean awaitExit(Duration max) throws InterruptedException {
+        boolean exited = process.waitFor(max.toMillis(), TimeUnit.MILLISECONDS);
+        if (exited && exitedAt == null) {
+            exitedAt = Instant.now(); // waitFor returns at the exit; the onExit callback may still be pending
+        }
+        return exited;
+    }
+
+    /** @return the console log file */
+    Path logFile() {
+        return log;
+    }
+
+    /** Ends the process whatever state it is in: SIGTERM, then a forced kill after 30 s. */
+    @Override
+    public void close() {
+        try {
+            if (process.isAlive()) {
+                process.destroy();
+                if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                    LOG.warning(() -> name + " ignored SIGTERM for 30 s; killing it");
+                    process.destroyForcibly();
+                    process.waitFor(30, TimeUnit.SECONDS);
+                }
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static JsonObject parse(String body) {
+        try (JsonReader r = Json.createReader(new StringReader(body))) {
+            return r.readObject();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + " (pid " + process.pid() + ", port " + port + ")";
+    }
+}
