@@ -128,7 +128,6 @@ class SweepsIT {
 
     @AfterEach
     void retireRows() {
-        queue.obliterate();
         if (t != null) {
             data.exec("UPDATE background_task SET status = 'FAILED', execution_id = NULL, last_error = 'SweepsIT cleanup'"
                     + " WHERE team_id = ? AND status IN ('WAITING', 'RUNNING')", t.id());

@@ -6,6 +6,7 @@ import jakarta.json.JsonReader;
 import jakarta.json.JsonValue;
 import java.io.IOException;
 import java.io.StringReader;
+import java.net.ConnectException;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -21,8 +22,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * One real Payara Micro process running the production WAR, as an operator starts it: {@code java
@@ -34,31 +33,19 @@ import java.util.regex.Pattern;
  */
 final class ServerProcess implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(ServerProcess.class.getName());
-    /**
-     * The listener's real port. Not the "Http Port(s)" of the instance summary: after an autobind
-     * that summary still shows the port asked for (Payara Micro 6.2025.10), while the listener is on
-     * the next free one.
-     */
-    private static final Pattern BOUND_PORT = Pattern.compile(
-            "Created HTTP listener http-listener on host/port \\S+?:(\\d+)");
-    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private final String name;
     private final Process process;
-    /** The port asked for; the server may bind another (autobind) and reports it in its log. */
-    private volatile int port;
+    private final int port;
     private final Path log;
-    private final Path rootDir;
     private volatile Instant exitedAt;
-    private volatile String lastHealthError = "none";
 
-    private ServerProcess(String name, Process process, int port, Path log, Path rootDir) {
+    private ServerProcess(String name, Process process, int port, Path log) {
         this.name = name;
         this.process = process;
         this.port = port;
         this.log = log;
-        this.rootDir = rootDir;
         process.onExit().thenRun(() -> exitedAt = Instant.now());
     }
 
@@ -81,15 +68,10 @@ final class ServerProcess implements AutoCloseable {
         Path dir = Path.of("target", "lifecycle");
         Files.createDirectories(dir);
         Path log = dir.resolve(name + "-" + port + ".log").toAbsolutePath();
-        // Payara Micro's runtime directory: under target/ and deleted by close(), so that a killed
-        // server leaves nothing behind (by default it unpacks ~110 MB into /tmp/payaramicro-rt*,
-        // removed only on a clean exit).
-        Path rootDir = dir.resolve(name + "-" + port + "-root").toAbsolutePath();
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-Duser.timezone=America/Sao_Paulo", "-jar", jar.toString(), "--deploy", war.toString(),
-                "--contextroot", "/", "--port", Integer.toString(port), "--autobindhttp", "--nocluster",
-                "--rootdir", rootDir.toString()));
+                "--contextroot", "/", "--port", Integer.toString(port), "--nocluster"));
         Path postBoot = Path.of("server-config", "post-boot-commands.asadmin").toAbsolutePath();
         if (Files.isRegularFile(postBoot)) {
             cmd.addAll(List.of("--postbootcommandfile", postBoot.toString())); // as ./teamdesk up and Docker do
@@ -98,7 +80,7 @@ final class ServerProcess implements AutoCloseable {
         pb.environment().putAll(env);
         Process p = pb.start();
         LOG.info(() -> "started " + name + " (pid " + p.pid() + ", port " + port + "), log " + log);
-        return new ServerProcess(name, p, port, log, rootDir);
+        return new ServerProcess(name, p, port, log);
     }
 
     /** @return the OS process */
@@ -125,27 +107,12 @@ final class ServerProcess implements AutoCloseable {
     JsonObject awaitReady(Duration max) throws Exception {
         Instant deadline = Instant.now().plus(max);
         String last = "no answer";
-        boolean portKnown = false;
         while (Instant.now().isBefore(deadline)) {
             if (!process.isAlive()) {
                 throw new AssertionError(name + " exited (" + process.exitValue() + ") before it was ready; see " + log);
             }
-            if (!portKnown) {
-                // The free port chosen before the start may have been taken meanwhile (other test
-                // servers pick random ports too): --autobindhttp moves on, and the log names the
-                // port the listener really bound. Never talk to a port before that.
-                Matcher m = BOUND_PORT.matcher(Files.readString(log, java.nio.charset.StandardCharsets.UTF_8));
-                if (!m.find()) {
-                    Thread.sleep(200);
-                    continue;
-                }
-                port = Integer.parseInt(m.group(1));
-                portKnown = true;
-            }
             Optional<HttpResponse<String>> r = health();
-            if (r.isEmpty()) {
-                last = "no answer (" + lastHealthError + ")";
-            } else {
+            if (r.isPresent()) {
                 last = r.get().statusCode() + " " + r.get().body();
                 if (r.get().statusCode() == 200) {
                     return parse(r.get().body());
@@ -172,8 +139,9 @@ final class ServerProcess implements AutoCloseable {
         try {
             return Optional.of(HTTP.send(HttpRequest.newBuilder(root().resolve("health"))
                     .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()));
+        } catch (ConnectException e) {
+            return Optional.empty();
         } catch (IOException e) {
-            lastHealthError = e.toString();
             return Optional.empty();
         }
     }
@@ -214,26 +182,6 @@ final class ServerProcess implements AutoCloseable {
         } catch (InterruptedException e) {
             process.destroyForcibly();
             Thread.currentThread().interrupt();
-        }
-        if (!process.isAlive()) {
-            deleteTree(rootDir);
-        }
-    }
-
-    private static void deleteTree(Path root) {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (var paths = Files.walk(root)) {
-            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException e) {
-                    LOG.warning(() -> "could not delete " + p + ": " + e);
-                }
-            });
-        } catch (IOException e) {
-            LOG.warning(() -> "could not delete " + root + ": " + e);
         }
     }
 
