@@ -8,7 +8,7 @@ import java.util.UUID;
  * reads compare field by field: tests take a snapshot right after a claim and prove that a late
  * execution changed nothing. The CSV itself is represented by {@code resultDigest} (hex SHA-256
  * of the stored bytes, null when none) and {@code resultBytes}; read the bytes with
- * {@link TaskLedger#readResult}.
+ * {@link JdbcTaskLedger#readResult}.
  *
  * @param filters    the kind's validated input as JSON text (export filters + timeZone, or
  *                   reminder ticketId/message/recipients)

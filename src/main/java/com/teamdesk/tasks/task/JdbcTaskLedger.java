@@ -195,12 +195,6 @@ public class JdbcTaskLedger {
         }
     }
 
-    /** R18: marks a locked run as handed to the queue. */
-    public void markDispatched(TaskJobId job, Instant now) {
-        update("UPDATE background_task SET dispatched_at = ?, updated_at = ? WHERE id = ? AND run = ?"
-                + " AND status = 'WAITING'", -1, "mark dispatched", now, now, job.taskId(), job.run());
-    }
-
     /**
      * R19: RUNNING rows whose last ledger write is older than {@code cutoff} go back to WAITING
      * with lease and dispatch cleared. One statement; rows locked by others are skipped.

@@ -51,21 +51,7 @@ public class TaskDispatcher {
     public int dispatchDue(int limit) {
         Instant now = clock.instant();
         List<TaskJobId> due = ledger.lockDueForDispatch(now, limit, null);
-        if (due.isEmpty()) {
-            return 0;
-        }
-        // One pipelined round trip to Redis and one UPDATE for the batch; duplicates one by one.
-        List<AddResult> results = queue.addBulk(due.stream()
-                .map(job -> new NewJob(job.toString(), payload(job), policy.jobOptions())).toList());
-        List<TaskJobId> added = new ArrayList<>(due.size());
-        for (int i = 0; i < due.size(); i++) {
-            if (results.get(i) == AddResult.ADDED) {
-                added.add(due.get(i));
-            } else {
-                reconcile(due.get(i), now);
-            }
-        }
-        ledger.markDispatched(added, now);
+        handOver(due, now);
         return due.size();
     }
 
@@ -73,9 +59,7 @@ public class TaskDispatcher {
     @Transactional
     public void dispatchNow(UUID taskId) {
         Instant now = clock.instant();
-        for (TaskJobId job : ledger.lockDueForDispatch(now, 1, taskId)) {
-            handOver(job, now);
-        }
+        handOver(ledger.lockDueForDispatch(now, 1, taskId), now);
     }
 
     /**
@@ -101,23 +85,35 @@ public class TaskDispatcher {
                 queue.remove(job.toString());
                 add(job, now, "completed in the queue but not in the ledger");
             }
-            default -> ledger.markDispatched(job, now);
+            default -> ledger.markDispatched(List.of(job), now);
         }
     }
 
-    private void handOver(TaskJobId job, Instant now) {
-        AddResult r = queue.add(job.toString(), payload(job), policy.jobOptions());
-        if (r == AddResult.ADDED) {
-            ledger.markDispatched(job, now);
-        } else {
-            // R2: the queue already has T-run (e.g. after stall recovery); its record decides (R20).
-            reconcile(job, now);
+    /**
+     * Adds locked runs to the queue in one pipelined round trip and marks the added ones with one
+     * UPDATE; a duplicate (R2: the queue already has T-run, e.g. after stall recovery) is decided
+     * by the queue's record (R20).
+     */
+    private void handOver(List<TaskJobId> jobs, Instant now) {
+        if (jobs.isEmpty()) {
+            return;
         }
+        List<AddResult> results = queue.addBulk(jobs.stream()
+                .map(job -> new NewJob(job.toString(), payload(job), policy.jobOptions())).toList());
+        List<TaskJobId> added = new ArrayList<>(jobs.size());
+        for (int i = 0; i < jobs.size(); i++) {
+            if (results.get(i) == AddResult.ADDED) {
+                added.add(jobs.get(i));
+            } else {
+                reconcile(jobs.get(i), now);
+            }
+        }
+        ledger.markDispatched(added, now);
     }
 
     private void add(TaskJobId job, Instant now, String why) {
         AddResult r = queue.add(job.toString(), payload(job), policy.jobOptions());
-        ledger.markDispatched(job, now);
+        ledger.markDispatched(List.of(job), now);
         LOG.info(() -> "task.redispatch " + job + " (" + why + "): " + r);
     }
 

@@ -1,6 +1,6 @@
 /**
  * The task engine on top of the queue: the ledger ({@link com.teamdesk.tasks.task.BackgroundTask}
- * rows behind {@link com.teamdesk.tasks.task.TaskLedger}, every write one conditional statement
+ * rows behind {@link com.teamdesk.tasks.task.JdbcTaskLedger}, every write one conditional statement
  * with its count checked), the lease ({@link com.teamdesk.tasks.task.Lease}, fencing token
  * {@code executionId}), the processor that claims a run and classifies its errors
  * ({@link com.teamdesk.tasks.task.TaskProcessor}, R7-R12), the application service
