@@ -449,34 +449,50 @@ public final class Worker implements AutoCloseable {
         }
     }
 
-    /** R6 stalled check and R5 retention trim, each at most once per interval across the queue's workers. */
+    /**
+     * R6 stalled check and R5 retention trim, each once per interval across the queue's workers.
+     *
+     * <p>Each guard key is set inside the script, a few ms after this loop's clock reading. So that the worker's
+     * own next attempt never finds its own guard alive (which made both run only every second interval), the
+     * next attempt is scheduled from the clock reading taken after the script returned, and the guard lives
+     * slightly shorter than the interval ({@link #guardTtlMs}).
+     */
     private void housekeepingLoop() {
         long nextStalledCheck = System.nanoTime();
         long nextTrim = System.nanoTime();
         while (!pause(TimeUnit.NANOSECONDS.toMillis(Math.min(nextStalledCheck, nextTrim) - System.nanoTime()))) {
-            long now = System.nanoTime();
-            if (now - nextStalledCheck >= 0) {
-                nextStalledCheck = now + TimeUnit.MILLISECONDS.toNanos(options.stalledIntervalMs());
+            if (System.nanoTime() - nextStalledCheck >= 0) {
                 checkStalled();
+                nextStalledCheck = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(options.stalledIntervalMs());
             }
-            if (now - nextTrim >= 0) {
-                nextTrim = now + TimeUnit.MILLISECONDS.toNanos(options.retentionTrimIntervalMs());
+            if (System.nanoTime() - nextTrim >= 0) {
                 try {
-                    int removed = store.trimRetention(options.retentionTrimIntervalMs());
+                    int removed = store.trimRetention(guardTtlMs(options.retentionTrimIntervalMs()));
                     if (removed > 0) {
                         LOG.debug("worker {}: retention removed {} finished job records", workerId, removed);
                     }
                 } catch (RuntimeException e) {
                     LOG.error("worker {}: retention trim failed", workerId, e);
                 }
+                nextTrim = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(options.retentionTrimIntervalMs());
             }
         }
+    }
+
+    /**
+     * TTL of a housekeeping guard for a check run every {@code intervalMs}: the interval less 2 ms (Redis
+     * compares expiry in whole ms) and 1 % (clock rate differences between this JVM and a remote Redis), so
+     * the guard has always expired when its own worker comes back one interval later.
+     */
+    static long guardTtlMs(long intervalMs) {
+        return Math.max(1, intervalMs - 2 - intervalMs / 100);
     }
 
     private void checkStalled() {
         List<QueueStore.Stalled> stalled;
         try {
-            stalled = store.moveStalledJobs(options.maxStalledCount(), options.stalledIntervalMs(), STALLED_REASON);
+            stalled = store.moveStalledJobs(options.maxStalledCount(), guardTtlMs(options.stalledIntervalMs()),
+                    STALLED_REASON);
         } catch (RuntimeException e) {
             LOG.error("worker {}: stalled check failed", workerId, e);
             return;
