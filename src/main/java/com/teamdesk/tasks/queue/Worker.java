@@ -85,6 +85,11 @@ public final class Worker implements AutoCloseable {
     private final CountDownLatch stopSignal = new CountDownLatch(1);
     private final CountDownLatch loopsDone = new CountDownLatch(WorkerOptions.INTERNAL_TASKS);
     private volatile boolean lockRenewalEnabled = true;
+    /** Permits ask the heartbeat loop to publish at once (a missing key, or close). */
+    private final Semaphore beatRequests = new Semaphore(0);
+    /** {@link System#nanoTime()} of the last successful heartbeat write; valid once {@link #beaten}. */
+    private volatile long lastBeatNanos;
+    private volatile boolean beaten;
 
     /**
      * Creates a stopped worker; call {@link #start()}.
@@ -204,6 +209,7 @@ public final class Worker implements AutoCloseable {
         boolean finished = awaitIdleSlots(deadline);
         if (phase.getAndSet(Phase.CLOSED) != Phase.CLOSED) {
             stopSignal.countDown();
+            beatRequests.release(); // the heartbeat loop waits on its requests, not on stopSignal
             if (!finished) {
                 LOG.warn("worker {}: closed with jobs {} still running; their locks are no longer renewed and "
                         + "the stalled check will take them over", workerId, inFlight.keySet());
@@ -507,23 +513,69 @@ public final class Worker implements AutoCloseable {
         }
     }
 
-    /** R22: publishes the heartbeat every third of its TTL, and deletes it when the worker stops. */
+    /**
+     * R22: publishes the heartbeat every third of its TTL, and at once when asked ({@link #heartbeatPublished()}
+     * found the key missing); deletes it when the worker stops.
+     */
     private void heartbeatLoop() {
         String who = ManagementFactory.getRuntimeMXBean().getName() + " concurrency=" + options.concurrency();
         long periodMs = Math.max(1, options.heartbeatTtlMs() / 3);
         do {
             try {
                 store.heartbeat(workerId, options.heartbeatTtlMs(), who);
+                lastBeatNanos = System.nanoTime();
+                beaten = true;
             } catch (RuntimeException e) {
                 LOG.error("worker {}: heartbeat failed", workerId, e);
             }
-        } while (!pause(periodMs));
+        } while (!awaitBeatRequest(periodMs));
         try {
             store.removeHeartbeat(workerId);
         } catch (RuntimeException e) {
             LOG.warn("worker {}: could not delete its heartbeat; it expires in {} ms", workerId,
                     options.heartbeatTtlMs(), e);
         }
+    }
+
+    /** Waits up to {@code ms} for a beat request; @return true when the worker stopped. */
+    private boolean awaitBeatRequest(long ms) {
+        try {
+            if (beatRequests.tryAcquire(ms, TimeUnit.MILLISECONDS)) {
+                beatRequests.drainPermits(); // requests that came meanwhile are answered by this one beat
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return true;
+        }
+        return stopSignal.getCount() == 0;
+    }
+
+    /**
+     * R22 liveness of this worker judged by itself, as its own server's health check should: it runs, and its
+     * last successful heartbeat write is younger than the heartbeat TTL. Read from memory, so a heartbeat key
+     * lost with Redis's data does not make every instance look dead at once.
+     *
+     * @return true while running with a heartbeat written within {@link WorkerOptions#heartbeatTtlMs()}
+     */
+    public boolean isLive() {
+        return isRunning() && beaten
+                && System.nanoTime() - lastBeatNanos < TimeUnit.MILLISECONDS.toNanos(options.heartbeatTtlMs());
+    }
+
+    /**
+     * R22: whether this worker's heartbeat key exists in Redis. When it is missing while the worker runs (Redis
+     * lost its data, or the key was deleted), asks the heartbeat loop to publish it again at once instead of at
+     * its next period; does not wait for that write.
+     *
+     * @return true if the key exists
+     * @throws redis.clients.jedis.exceptions.JedisException on a Redis error
+     */
+    public boolean heartbeatPublished() {
+        boolean published = store.exists(store.keys().worker(workerId));
+        if (!published && isRunning()) {
+            beatRequests.release();
+        }
+        return published;
     }
 
     /** Waits up to {@code ms} for the stop signal; @return true when the worker stopped. */
