@@ -52,13 +52,16 @@ public class SchemaMigration {
 
     @PostConstruct
     void migrate() {
-        var result = Flyway.configure()
+        Flyway flyway = Flyway.configure()
                 .dataSource(dataSource)
                 .locations("classpath:db/migration")
-                .load()
-                .migrate();
+                .load();
+        var result = flyway.migrate();
+        // targetSchemaVersion is null when nothing was applied: ask for the version the schema is at.
+        var current = flyway.info().current();
+        String version = current == null ? "no version" : current.getVersion().getVersion();
         LOG.info(() -> "Schema migrated: " + result.migrationsExecuted + " migration(s) applied, now at "
-                + result.targetSchemaVersion);
+                + version);
         if (demoSeed) {
             seedDemoData();
         }
