@@ -30,8 +30,8 @@ import org.flywaydb.core.Flyway;
         name = SchemaMigration.DATASOURCE,
         className = "org.postgresql.ds.PGSimpleDataSource",
         url = "${MPCONFIG=teamdesk.db.url}",
-        user = "${MPCONFIG=teamdesk.db.user}",
-        password = "${MPCONFIG=teamdesk.db.password}",
+        user = "${MPCONFIG=teamdesk.db.user:}",
+        password = "${MPCONFIG=teamdesk.db.password:}",
         minPoolSize = 2,
         maxPoolSize = 40)
 @Singleton
@@ -52,13 +52,16 @@ public class SchemaMigration {
 
     @PostConstruct
     void migrate() {
-        var result = Flyway.configure()
+        Flyway flyway = Flyway.configure()
                 .dataSource(dataSource)
                 .locations("classpath:db/migration")
-                .load()
-                .migrate();
+                .load();
+        var result = flyway.migrate();
+        // targetSchemaVersion is null when nothing was applied: ask for the version the schema is at.
+        var current = flyway.info().current();
+        String version = current == null ? "no version" : current.getVersion().getVersion();
         LOG.info(() -> "Schema migrated: " + result.migrationsExecuted + " migration(s) applied, now at "
-                + result.targetSchemaVersion);
+                + version);
         if (demoSeed) {
             seedDemoData();
         }

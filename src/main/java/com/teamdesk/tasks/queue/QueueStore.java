@@ -153,6 +153,10 @@ final class QueueStore {
         redis.zadd(wakeKey, 0, "0");
     }
 
+    boolean exists(String key) {
+        return redis.exists(key);
+    }
+
     void deleteKey(String key) {
         redis.del(key);
     }

@@ -85,6 +85,11 @@ public final class Worker implements AutoCloseable {
     private final CountDownLatch stopSignal = new CountDownLatch(1);
     private final CountDownLatch loopsDone = new CountDownLatch(WorkerOptions.INTERNAL_TASKS);
     private volatile boolean lockRenewalEnabled = true;
+    /** Permits ask the heartbeat loop to publish at once (a missing key, or close). */
+    private final Semaphore beatRequests = new Semaphore(0);
+    /** {@link System#nanoTime()} of the last successful heartbeat write; valid once {@link #beaten}. */
+    private volatile long lastBeatNanos;
+    private volatile boolean beaten;
 
     /**
      * Creates a stopped worker; call {@link #start()}.
@@ -204,6 +209,7 @@ public final class Worker implements AutoCloseable {
         boolean finished = awaitIdleSlots(deadline);
         if (phase.getAndSet(Phase.CLOSED) != Phase.CLOSED) {
             stopSignal.countDown();
+            beatRequests.release(); // the heartbeat loop waits on its requests, not on stopSignal
             if (!finished) {
                 LOG.warn("worker {}: closed with jobs {} still running; their locks are no longer renewed and "
                         + "the stalled check will take them over", workerId, inFlight.keySet());
@@ -449,34 +455,50 @@ public final class Worker implements AutoCloseable {
         }
     }
 
-    /** R6 stalled check and R5 retention trim, each at most once per interval across the queue's workers. */
+    /**
+     * R6 stalled check and R5 retention trim, each once per interval across the queue's workers.
+     *
+     * <p>Each guard key is set inside the script, a few ms after this loop's clock reading. So that the worker's
+     * own next attempt never finds its own guard alive (which made both run only every second interval), the
+     * next attempt is scheduled from the clock reading taken after the script returned, and the guard lives
+     * slightly shorter than the interval ({@link #guardTtlMs}).
+     */
     private void housekeepingLoop() {
         long nextStalledCheck = System.nanoTime();
         long nextTrim = System.nanoTime();
         while (!pause(TimeUnit.NANOSECONDS.toMillis(Math.min(nextStalledCheck, nextTrim) - System.nanoTime()))) {
-            long now = System.nanoTime();
-            if (now - nextStalledCheck >= 0) {
-                nextStalledCheck = now + TimeUnit.MILLISECONDS.toNanos(options.stalledIntervalMs());
+            if (System.nanoTime() - nextStalledCheck >= 0) {
                 checkStalled();
+                nextStalledCheck = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(options.stalledIntervalMs());
             }
-            if (now - nextTrim >= 0) {
-                nextTrim = now + TimeUnit.MILLISECONDS.toNanos(options.retentionTrimIntervalMs());
+            if (System.nanoTime() - nextTrim >= 0) {
                 try {
-                    int removed = store.trimRetention(options.retentionTrimIntervalMs());
+                    int removed = store.trimRetention(guardTtlMs(options.retentionTrimIntervalMs()));
                     if (removed > 0) {
                         LOG.debug("worker {}: retention removed {} finished job records", workerId, removed);
                     }
                 } catch (RuntimeException e) {
                     LOG.error("worker {}: retention trim failed", workerId, e);
                 }
+                nextTrim = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(options.retentionTrimIntervalMs());
             }
         }
+    }
+
+    /**
+     * TTL of a housekeeping guard for a check run every {@code intervalMs}: the interval less 2 ms (Redis
+     * compares expiry in whole ms) and 1 % (clock rate differences between this JVM and a remote Redis), so
+     * the guard has always expired when its own worker comes back one interval later.
+     */
+    static long guardTtlMs(long intervalMs) {
+        return Math.max(1, intervalMs - 2 - intervalMs / 100);
     }
 
     private void checkStalled() {
         List<QueueStore.Stalled> stalled;
         try {
-            stalled = store.moveStalledJobs(options.maxStalledCount(), options.stalledIntervalMs(), STALLED_REASON);
+            stalled = store.moveStalledJobs(options.maxStalledCount(), guardTtlMs(options.stalledIntervalMs()),
+                    STALLED_REASON);
         } catch (RuntimeException e) {
             LOG.error("worker {}: stalled check failed", workerId, e);
             return;
@@ -491,23 +513,69 @@ public final class Worker implements AutoCloseable {
         }
     }
 
-    /** R22: publishes the heartbeat every third of its TTL, and deletes it when the worker stops. */
+    /**
+     * R22: publishes the heartbeat every third of its TTL, and at once when asked ({@link #heartbeatPublished()}
+     * found the key missing); deletes it when the worker stops.
+     */
     private void heartbeatLoop() {
         String who = ManagementFactory.getRuntimeMXBean().getName() + " concurrency=" + options.concurrency();
         long periodMs = Math.max(1, options.heartbeatTtlMs() / 3);
         do {
             try {
                 store.heartbeat(workerId, options.heartbeatTtlMs(), who);
+                lastBeatNanos = System.nanoTime();
+                beaten = true;
             } catch (RuntimeException e) {
                 LOG.error("worker {}: heartbeat failed", workerId, e);
             }
-        } while (!pause(periodMs));
+        } while (!awaitBeatRequest(periodMs));
         try {
             store.removeHeartbeat(workerId);
         } catch (RuntimeException e) {
             LOG.warn("worker {}: could not delete its heartbeat; it expires in {} ms", workerId,
                     options.heartbeatTtlMs(), e);
         }
+    }
+
+    /** Waits up to {@code ms} for a beat request; @return true when the worker stopped. */
+    private boolean awaitBeatRequest(long ms) {
+        try {
+            if (beatRequests.tryAcquire(ms, TimeUnit.MILLISECONDS)) {
+                beatRequests.drainPermits(); // requests that came meanwhile are answered by this one beat
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return true;
+        }
+        return stopSignal.getCount() == 0;
+    }
+
+    /**
+     * R22 liveness of this worker judged by itself, as its own server's health check should: it runs, and its
+     * last successful heartbeat write is younger than the heartbeat TTL. Read from memory, so a heartbeat key
+     * lost with Redis's data does not make every instance look dead at once.
+     *
+     * @return true while running with a heartbeat written within {@link WorkerOptions#heartbeatTtlMs()}
+     */
+    public boolean isLive() {
+        return isRunning() && beaten
+                && System.nanoTime() - lastBeatNanos < TimeUnit.MILLISECONDS.toNanos(options.heartbeatTtlMs());
+    }
+
+    /**
+     * R22: whether this worker's heartbeat key exists in Redis. When it is missing while the worker runs (Redis
+     * lost its data, or the key was deleted), asks the heartbeat loop to publish it again at once instead of at
+     * its next period; does not wait for that write.
+     *
+     * @return true if the key exists
+     * @throws redis.clients.jedis.exceptions.JedisException on a Redis error
+     */
+    public boolean heartbeatPublished() {
+        boolean published = store.exists(store.keys().worker(workerId));
+        if (!published && isRunning()) {
+            beatRequests.release();
+        }
+        return published;
     }
 
     /** Waits up to {@code ms} for the stop signal; @return true when the worker stopped. */

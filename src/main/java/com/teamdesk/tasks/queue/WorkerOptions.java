@@ -8,8 +8,8 @@ package com.teamdesk.tasks.queue;
  * @param lockRenewMs             how often the locks of in-flight jobs are extended, {@code > 0}; default 15000. Must be
  *                                below {@code lockDurationMs}, which the {@link Worker} constructor checks (not this
  *                                record, so that {@code withX} copies can be chained in any order)
- * @param stalledIntervalMs       how often the stalled check runs (at most once per interval across all workers of
- *                                the queue), {@code > 0}; default 30000
+ * @param stalledIntervalMs       how often the stalled check runs (once per interval across all workers of the queue;
+ *                                its guard lives 2 ms and 1 % shorter), {@code > 0}; default 30000
  * @param maxStalledCount         how often a job may stall before it fails for good, {@code >= 0}; default 1
  * @param retentionTrimIntervalMs how often retention is enforced even while idle (R5), {@code > 0}; default 60000
  * @param heartbeatTtlMs          TTL of the worker's heartbeat key (R22), refreshed every third of it, {@code >= 3};

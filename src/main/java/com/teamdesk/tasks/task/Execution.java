@@ -1,6 +1,7 @@
 package com.teamdesk.tasks.task;
 
 import com.teamdesk.tasks.queue.Job;
+import com.teamdesk.tasks.queue.LockLostException;
 import java.time.Clock;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -18,6 +19,10 @@ public final class Execution {
     private final JdbcTaskLedger ledger;
     private final Clock clock;
     private final PausePoints pausePoints;
+    /** The queue lock was lost: later progress reports to the queue can only fail, so none are sent. */
+    private volatile boolean queueLockLost;
+    /** The last queue progress report failed: further failures in a row are logged at FINE only. */
+    private volatile boolean queueReportFailing;
 
     Execution(BackgroundTask task, Lease lease, Job job, JdbcTaskLedger ledger, Clock clock, PausePoints pausePoints) {
         this.task = task;
@@ -46,6 +51,9 @@ public final class Execution {
     /**
      * R10: writes progress to the ledger first, under the lease, then reports it to the queue.
      * A failed queue report is logged and does not stop the run: the ledger is what people see.
+     * Logged once per execution when the queue lock is lost (no report is sent after that), and
+     * once per streak of other queue errors, so an export of thousands of batches does not log
+     * thousands of warnings.
      *
      * @param percent 0-99 while running (100 only comes with completion)
      * @throws LeaseLost when the lease no longer matches (R8)
@@ -53,11 +61,21 @@ public final class Execution {
     public void progress(int percent) {
         pause(PausePoint.BEFORE_PROGRESS_WRITE);
         ledger.writeProgress(lease, percent, clock.instant());
+        if (queueLockLost) {
+            return;
+        }
         try {
             job.updateProgress(percent);
+            queueReportFailing = false;
+        } catch (LockLostException e) {
+            queueLockLost = true;
+            LOG.log(Level.WARNING, "task.progress queue lock of {0} lost: this execution no longer reports "
+                    + "progress to the queue (the ledger still gets it; the queue will refuse its outcome)",
+                    job.id());
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "task.progress queue report failed for {0}: {1}",
-                    new Object[] {job.id(), e.toString()});
+            Level level = queueReportFailing ? Level.FINE : Level.WARNING;
+            queueReportFailing = true;
+            LOG.log(level, "task.progress queue report failed for {0}: {1}", new Object[] {job.id(), e.toString()});
         }
     }
 

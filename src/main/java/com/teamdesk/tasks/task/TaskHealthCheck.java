@@ -1,10 +1,9 @@
 package com.teamdesk.tasks.task;
 
 import com.teamdesk.tasks.platform.EnlistmentGuard;
-import com.teamdesk.tasks.platform.TxSite;
 import com.teamdesk.tasks.platform.RedisResources;
 import com.teamdesk.tasks.platform.SchemaMigration;
-import com.teamdesk.tasks.queue.Queue;
+import com.teamdesk.tasks.platform.TxSite;
 import com.teamdesk.tasks.queue.Worker;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -12,16 +11,17 @@ import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.util.Optional;
 import javax.sql.DataSource;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Readiness;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Readiness of this server (served at {@code /health}): PostgreSQL answers, Redis answers, when the
- * worker is enabled it runs and its heartbeat key is live in Redis (R22), and JTA transactions hold
- * on the worker's and the timers' threads (their startup enlistment probes passed, issue 10).
+ * worker is enabled it runs and wrote its heartbeat within the heartbeat TTL (R22; a missing
+ * heartbeat key is republished at once, see {@link Worker#isLive()}), and JTA transactions hold on
+ * the worker's and the timers' threads (their startup enlistment probes passed, issue 10).
  */
 @Readiness
 @ApplicationScoped
@@ -32,9 +32,6 @@ public class TaskHealthCheck implements HealthCheck {
 
     @Inject
     RedisResources redis;
-
-    @Inject
-    Queue queue;
 
     @Inject
     TaskWorker taskWorker;
@@ -66,14 +63,17 @@ public class TaskHealthCheck implements HealthCheck {
             up = false;
         }
         if (taskWorker.enabled()) {
+            // R22: judged by this worker's own last successful beat (in memory), so one lost key does not take
+            // every instance out of a load balancer; a missing key is republished at once.
             Optional<Worker> w = taskWorker.worker();
-            boolean live = false;
+            boolean live = w.isPresent() && w.get().isLive();
+            String key = "";
             try {
-                live = w.isPresent() && w.get().isRunning() && queue.liveWorkers().contains(w.get().workerId());
+                key = live && !w.get().heartbeatPublished() ? " (heartbeat key missing: republishing)" : "";
             } catch (RuntimeException e) {
-                live = false;
+                key = " (heartbeat key unknown: " + e.getClass().getSimpleName() + ")";
             }
-            b.withData("worker", live ? "UP " + w.get().workerId() : "DOWN");
+            b.withData("worker", live ? "UP " + w.get().workerId() + key : "DOWN");
             up &= live;
         } else {
             b.withData("worker", "disabled");

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Checks the launcher's JDK selection and hostname check with fake JDKs, a fake PATH and stubbed apt
+# (nothing is installed, nothing outside a temporary directory is touched). Run: scripts/test-launcher.sh
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+FAILURES=0
+
+# The only tools on the cases' PATH besides the fakes: no real java is visible.
+mkdir -p "$TMP/tools"
+for tool in sed head dirname readlink tr cat mkdir cp chmod ln rm id; do
+    ln -s "$(command -v "$tool")" "$TMP/tools/$tool"
+done
+
+bash -n "$ROOT/teamdesk" || { echo "FAIL: bash -n teamdesk"; exit 1; }
+
+# fake_java <dir> <major> [jre]: a java printing the version line of OpenJDK <major>, with javac unless jre
+fake_java() {
+    mkdir -p "$1/bin"
+    printf '#!/bin/sh\necho "openjdk version \\"%s.0.9\\" 2025-10-21" >&2\n' "$2" >"$1/bin/java"
+    chmod +x "$1/bin/java"
+    if [ "${3:-}" != jre ]; then cp "$1/bin/java" "$1/bin/javac"; fi
+}
+
+# run_case <name> <expected JAVA_HOME suffix or "die:<text>"> <setup commands>: ensure_java in a subshell
+run_case() {
+    local name=$1 expected=$2 setup=$3 out rc=0
+    out=$( (
+        cd "$TMP" && rm -rf case && mkdir -p case/jvm case/path case/apt
+        export TEAMDESK_JVM_ROOT="$TMP/case/jvm"
+        unset JAVA_HOME
+        # shellcheck source=../teamdesk
+        source "$ROOT/teamdesk"
+        PATH="$TMP/case/path:$TMP/tools"
+        apt_update() { :; }
+        apt_install() { # installs a fake JDK where Debian's package would put it
+            local v
+            v=$(echo "$1" | tr -dc 0-9)
+            echo "$*" >>"$TMP/case/apt/installed"
+            fake_java "$JVM_ROOT/java-$v-openjdk-amd64" "$v"
+        }
+        eval "$setup"
+        ensure_java >/dev/null
+        echo "JAVA_HOME=${JAVA_HOME:-} installed=$(cat "$TMP/case/apt/installed" 2>/dev/null || true)"
+    ) 2>&1) || rc=$?
+    if [[ "$expected" == die:* ]]; then
+        if [ "$rc" -ne 0 ] && [[ "$out" == *"${expected#die:}"* ]]; then echo "ok   $name"; return; fi
+    elif [ "$rc" -eq 0 ] && [[ "$out" == *"$expected"* ]]; then
+        echo "ok   $name"
+        return
+    fi
+    echo "FAIL $name: expected '$expected', got (rc $rc): $out"
+    FAILURES=$((FAILURES + 1))
+}
+
+run_case "java 17 on PATH is used as is" "JAVA_HOME= installed=" \
+    'fake_java "$TMP/case/j17" 17; ln -s "$TMP/case/j17/bin/java" "$TMP/case/path/java"'
+run_case "java 21 on PATH is used as is" "JAVA_HOME= installed=" \
+    'fake_java "$TMP/case/j21" 21; ln -s "$TMP/case/j21/bin/java" "$TMP/case/path/java"'
+run_case "java 25 on PATH: an installed 21 is chosen" "/case/jvm/java-21-openjdk-amd64 installed=" \
+    'fake_java "$TMP/case/j25" 25; ln -s "$TMP/case/j25/bin/java" "$TMP/case/path/java"; fake_java "$JVM_ROOT/java-21-openjdk-amd64" 21'
+run_case "java 11 on PATH, 17 and 21 installed: 17 first" "/case/jvm/java-17-openjdk-amd64 installed=" \
+    'fake_java "$TMP/case/j11" 11; ln -s "$TMP/case/j11/bin/java" "$TMP/case/path/java"; fake_java "$JVM_ROOT/java-21-openjdk-amd64" 21; fake_java "$JVM_ROOT/java-17-openjdk-amd64" 17'
+run_case "a JRE 17 on PATH is not enough" "/case/jvm/java-21-openjdk-arm64 installed=" \
+    'fake_java "$TMP/case/jre" 17 jre; ln -s "$TMP/case/jre/bin/java" "$TMP/case/path/java"; fake_java "$JVM_ROOT/java-21-openjdk-arm64" 21'
+run_case "JAVA_HOME pointing at 25 is replaced" "/case/jvm/java-21-openjdk-amd64 installed=" \
+    'fake_java "$TMP/case/j25" 25; export JAVA_HOME="$TMP/case/j25"; fake_java "$JVM_ROOT/java-21-openjdk-amd64" 21'
+run_case "no java, apt has 17 (Debian 12): installs 17" "installed=openjdk-17-jdk-headless" \
+    'apt-cache() { echo "openjdk-$(echo "$2" | tr -dc 0-9)-jdk-headless | 1 | http://deb.debian.org/debian bookworm/main"; }'
+run_case "no java, apt has only 21 (Debian 13): installs 21" "installed=openjdk-21-jdk-headless" \
+    'apt-cache() { case "$2" in openjdk-21-*) echo "openjdk-21-jdk-headless | 21.0.9 | trixie";; esac; }'
+run_case "no java, apt has neither: clear error" "die:neither openjdk-17-jdk-headless nor openjdk-21-jdk-headless" \
+    'apt-cache() { :; }'
+
+# check_hostname: an unresolvable name stops with the fix; the machine's own name passes
+out=$( (source "$ROOT/teamdesk"; hostname() { echo no-such-host-teamdesk.invalid; }; check_hostname) 2>&1) && rc=0 || rc=$?
+if [ "$rc" -ne 0 ] && [[ "$out" == *"UnknownHostException"* ]] && [[ "$out" == *"/etc/hosts"* ]]; then
+    echo "ok   an unresolvable hostname stops with the fix"
+else
+    echo "FAIL unresolvable hostname: rc $rc: $out"
+    FAILURES=$((FAILURES + 1))
+fi
+if getent hosts "$(hostname)" >/dev/null 2>&1; then
+    out=$( (source "$ROOT/teamdesk"; check_hostname) 2>&1) && rc=0 || rc=$?
+    if [ "$rc" -eq 0 ]; then echo "ok   this machine's hostname passes"; else echo "FAIL own hostname: $out"; FAILURES=$((FAILURES + 1)); fi
+fi
+
+if [ "$FAILURES" -ne 0 ]; then
+    echo "$FAILURES launcher check(s) failed"
+    exit 1
+fi
+echo "all launcher checks passed"
