@@ -28,13 +28,14 @@ import javax.sql.DataSource;
 /**
  * The task ledger on PostgreSQL through JDBC. Every state change is ONE conditional statement
  * whose row count is checked: 0 means the lease or the state moved on (R8), more than 1 is a bug
- * and throws {@link IllegalStateException}. Methods join the caller's JTA transaction or run in
- * their own ({@code REQUIRED}); {@link #completeReminder} must run inside the reminder's
- * transaction ({@code MANDATORY}). Times are passed in from the caller's {@link java.time.Clock}.
+ * and throws {@link IllegalStateException}. Methods join the caller's JTA transaction when there
+ * is one (begun by {@link com.teamdesk.tasks.platform.Transactions}) and otherwise run their one
+ * statement on its own (auto-commit); {@link #completeReminder} must run inside the reminder's
+ * transaction ({@code MANDATORY}). No method begins a transaction: a CDI-begun one would enlist
+ * nothing on the worker's threads (docs/platform.md). Times are passed in from the caller's {@link java.time.Clock}.
  * SQL errors surface as {@link LedgerException}.
  */
 @ApplicationScoped
-@Transactional(TxType.REQUIRED)
 public class JdbcTaskLedger {
 
     /** Columns of a {@link BackgroundTask}, in record order; also used in RETURNING clauses. */
@@ -221,10 +222,14 @@ public class JdbcTaskLedger {
                 lastError, now, job.taskId(), job.run()) == 1;
     }
 
-    /** R13: clears CSVs whose 24 h are over; the task row, summary and expiry stay (410 Gone). */
-    public int purgeExpiredResults(Instant now) {
-        return update("UPDATE background_task SET result_csv = NULL, updated_at = ? WHERE result_csv IS NOT NULL"
-                + " AND expires_at <= ?", -1, "purge", now, now);
+    /**
+     * R13: clears up to {@code limit} CSVs whose 24 h are over; the task row, summary and expiry stay
+     * (410 Gone). Rows another sweep holds are skipped.
+     */
+    public int purgeExpiredResults(Instant now, int limit) {
+        return update("UPDATE background_task SET result_csv = NULL, updated_at = ? WHERE id IN (SELECT id FROM"
+                + " background_task WHERE result_csv IS NOT NULL AND expires_at <= ? LIMIT ? FOR UPDATE SKIP LOCKED)",
+                -1, "purge", now, now, limit);
     }
 
     /** @return the stored CSV bytes of a task, or empty when none is stored */

@@ -8,6 +8,7 @@ import com.teamdesk.tasks.queue.Queue;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
+import jakarta.transaction.Transactional.TxType;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -18,9 +19,11 @@ import java.util.logging.Logger;
 
 /**
  * Hands WAITING runs to the queue (R18) and brings the ledger in line with what the queue says of
- * a run (R20). Rows are locked {@code FOR UPDATE SKIP LOCKED} inside one transaction, added to the
- * queue as job {@code T-run} (R1; a duplicate add is a no-op, R2), then marked; a failure rolls
- * the transaction back and leaves the rows as they were. Safe on several instances at once.
+ * a run (R20). Rows are locked {@code FOR UPDATE SKIP LOCKED} inside the caller's transaction,
+ * added to the queue as job {@code T-run} (R1; a duplicate add is a no-op, R2), then marked; a
+ * failure rolls the transaction back and leaves the rows as they were. Safe on several instances at
+ * once. Every method must run inside a transaction begun by
+ * {@link com.teamdesk.tasks.platform.Transactions} ({@code MANDATORY}): one call, one batch, one commit.
  */
 @ApplicationScoped
 public class TaskDispatcher {
@@ -47,7 +50,7 @@ public class TaskDispatcher {
      *
      * @return how many runs were handled
      */
-    @Transactional
+    @Transactional(TxType.MANDATORY)
     public int dispatchDue(int limit) {
         Instant now = clock.instant();
         List<TaskJobId> due = ledger.lockDueForDispatch(now, limit, null);
@@ -56,7 +59,7 @@ public class TaskDispatcher {
     }
 
     /** Dispatches one task right after its creating (or retrying) transaction committed. */
-    @Transactional
+    @Transactional(TxType.MANDATORY)
     public void dispatchNow(UUID taskId) {
         Instant now = clock.instant();
         handOver(ledger.lockDueForDispatch(now, 1, taskId), now);
@@ -68,6 +71,7 @@ public class TaskDispatcher {
      * losing its lease) → removed and added again; FAILED (always exhausted in the queue) →
      * the ledger becomes FAILED; WAITING, DELAYED or ACTIVE → the queue still owns it.
      */
+    @Transactional(TxType.MANDATORY)
     void reconcile(TaskJobId job, Instant now) {
         Optional<JobRecord> record = queue.getJob(job.toString());
         if (record.isEmpty()) {

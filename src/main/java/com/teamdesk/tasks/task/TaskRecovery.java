@@ -3,6 +3,7 @@ package com.teamdesk.tasks.task;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
+import jakarta.transaction.Transactional.TxType;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -14,7 +15,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * Stall recovery (R19) and reconciliation with the queue (R20), measured on the ledger's
  * {@code updatedAt} (export progress moves it). A run whose worker died converges in two sweeps:
  * RUNNING → WAITING first, then re-dispatched or FAILED from the queue's record. Each sweep is
- * one transaction: a failing sweep leaves the rows as they were.
+ * one batch in the caller's transaction ({@code MANDATORY}, begun per batch by the timers through
+ * {@link com.teamdesk.tasks.platform.Transactions}): a failing batch leaves its rows as they were.
  */
 @ApplicationScoped
 public class TaskRecovery {
@@ -39,7 +41,7 @@ public class TaskRecovery {
      *
      * @return the runs recovered
      */
-    @Transactional
+    @Transactional(TxType.MANDATORY)
     public List<TaskJobId> recoverStalled(int limit) {
         Instant now = clock.instant();
         List<TaskJobId> recovered = ledger.recoverStalled(now.minus(Duration.ofMillis(stallThresholdMs)), limit, now);
@@ -54,7 +56,7 @@ public class TaskRecovery {
      *
      * @return how many rows were checked
      */
-    @Transactional
+    @Transactional(TxType.MANDATORY)
     public int reconcile(int limit) {
         Instant now = clock.instant();
         List<TaskJobId> rows = ledger.lockDispatchedWaiting(now.minus(Duration.ofMillis(stallThresholdMs)), limit);
@@ -64,9 +66,9 @@ public class TaskRecovery {
         return rows.size();
     }
 
-    /** R13: clears CSVs past their 24 h; returns how many. */
-    @Transactional
-    public int purgeExpiredResults() {
-        return ledger.purgeExpiredResults(clock.instant());
+    /** R13: clears up to {@code limit} CSVs past their 24 h; returns how many. */
+    @Transactional(TxType.MANDATORY)
+    public int purgeExpiredResults(int limit) {
+        return ledger.purgeExpiredResults(clock.instant(), limit);
     }
 }

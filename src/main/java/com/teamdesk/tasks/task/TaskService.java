@@ -1,5 +1,7 @@
 package com.teamdesk.tasks.task;
 
+import com.teamdesk.tasks.platform.Transactions;
+import com.teamdesk.tasks.platform.TxSite;
 import com.teamdesk.tasks.common.ConflictException;
 import com.teamdesk.tasks.common.ForbiddenException;
 import com.teamdesk.tasks.common.GoneException;
@@ -51,6 +53,9 @@ public class TaskService {
 
     @Inject
     TaskDispatcher dispatcher;
+
+    @Inject
+    Transactions transactions;
 
     @Inject
     Clock clock;
@@ -212,7 +217,7 @@ public class TaskService {
 
     private void dispatchNow(UUID taskId) {
         try {
-            dispatcher.dispatchNow(taskId);
+            transactions.inNewTransaction(TxSite.REQUEST, () -> dispatcher.dispatchNow(taskId));
         } catch (RuntimeException e) {
             // The row is committed WAITING and undispatched: the dispatch timer picks it up (R18).
             LOG.log(Level.WARNING, "task.dispatch deferred to the sweep for " + taskId + ": " + e);

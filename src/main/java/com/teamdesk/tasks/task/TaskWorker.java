@@ -1,6 +1,8 @@
 package com.teamdesk.tasks.task;
 
 import com.teamdesk.tasks.platform.RedisResources;
+import com.teamdesk.tasks.platform.Transactions;
+import com.teamdesk.tasks.platform.TxSite;
 import com.teamdesk.tasks.queue.Worker;
 import com.teamdesk.tasks.queue.WorkerOptions;
 import jakarta.annotation.PostConstruct;
@@ -19,8 +21,10 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -51,6 +55,9 @@ public class TaskWorker {
 
     @Inject
     TaskQueueListener listener;
+
+    @Inject
+    Transactions transactions;
 
     @Inject
     @ConfigProperty(name = "teamdesk.worker.enabled", defaultValue = "true")
@@ -87,20 +94,59 @@ public class TaskWorker {
     private ExecutorService executor;
     private volatile Worker worker;
     private volatile Object[] sigterm;
+    private boolean stopped;
 
     @PostConstruct
     void start() {
+        executor = Executors.newCachedThreadPool(threadFactory);
         if (!enabled) {
             LOG.info("task.worker disabled by teamdesk.worker.enabled=false");
             return;
         }
-        executor = Executors.newCachedThreadPool(threadFactory);
-        Worker w = new Worker(redis.redis(), redis.prefix(), redis.queueName(), options(), processor, executor);
-        w.addListener(listener);
-        w.start();
-        worker = w;
-        installSigtermDrain();
-        LOG.info(() -> "task.worker " + w.workerId() + " started, concurrency " + concurrency);
+        // Not here: an EJB call from a worker thread waits until this startup bean is initialised.
+        executor.execute(this::probeAndStart);
+    }
+
+    /**
+     * Runs one empty transaction on a worker thread, as an execution begins its transactions, and
+     * checks that the datasource enlists there (EnlistmentGuard); then starts the queue worker. When
+     * connections are not enlisted, the worker is not started and the readiness check reports why: a
+     * reminder there would commit its writes one by one.
+     */
+    private void probeAndStart() {
+        try {
+            transactions.inNewTransaction(TxSite.WORKER, () -> null);
+        } catch (RuntimeException e) {
+            LOG.severe(() -> "task.worker NOT started: " + e);
+            return;
+        }
+        synchronized (this) {
+            if (stopped) {
+                return;
+            }
+            Worker w = new Worker(redis.redis(), redis.prefix(), redis.queueName(), options(), processor, executor);
+            w.addListener(listener);
+            w.start();
+            worker = w;
+            installSigtermDrain();
+            LOG.info(() -> "task.worker " + w.workerId() + " started, concurrency " + concurrency);
+        }
+    }
+
+    /**
+     * Runs {@code body} on one of the worker's own threads, the threads executions run on (made by
+     * the container's {@code ManagedThreadFactory} inside this bean, with the context production
+     * executions have). For tests and tools that hand an execution to the processor directly.
+     *
+     * @throws java.util.concurrent.RejectedExecutionException after shutdown
+     */
+    public <T> Future<T> submit(Callable<T> body) {
+        return executor.submit(body);
+    }
+
+    /** @return the worker's executor, for additional queue workers on the same threads (tests) */
+    public ExecutorService executorForWorkers() {
+        return executor;
     }
 
     /**
@@ -158,9 +204,13 @@ public class TaskWorker {
     /** R22 drain: stop fetching, finish in-flight jobs within the grace period, then exit. */
     @PreDestroy
     synchronized void stop() {
+        stopped = true;
         restoreSigtermHandler();
         Worker w = worker;
         if (w == null) {
+            if (executor != null) {
+                executor.shutdownNow();
+            }
             return;
         }
         LOG.info(() -> "task.worker " + w.workerId() + " draining, grace " + shutdownGraceMs + " ms");

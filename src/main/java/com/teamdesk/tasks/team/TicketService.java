@@ -1,5 +1,7 @@
 package com.teamdesk.tasks.team;
 
+import com.teamdesk.tasks.platform.EnlistmentGuard;
+import com.teamdesk.tasks.platform.TxSite;
 import com.teamdesk.tasks.common.ForbiddenException;
 import com.teamdesk.tasks.common.InvalidInputException;
 import com.teamdesk.tasks.common.NotFoundException;
@@ -47,6 +49,9 @@ public class TicketService {
 
     @Inject
     Clock clock;
+
+    @Inject
+    EnlistmentGuard enlistment;
 
     /**
      * Opens a ticket requested by the caller: OPEN, version 1.
@@ -128,6 +133,7 @@ public class TicketService {
      * @throws InvalidInputException       ({@code ticket.invalid}, {@code ticket.assignee_invalid})
      */
     public Ticket patch(UUID callerId, UUID teamId, UUID ticketId, int expectedVersion, TicketChanges changes) {
+        enlistment.verify(TxSite.REQUEST);
         lockTeam(teamId);
         Role role = access.requireMember(teamId, callerId);
         Ticket t = visibleTicket(role, callerId, teamId, ticketId);

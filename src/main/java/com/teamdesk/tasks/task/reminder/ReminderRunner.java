@@ -1,6 +1,8 @@
 package com.teamdesk.tasks.task.reminder;
 
 import com.teamdesk.tasks.common.InvalidInputException;
+import com.teamdesk.tasks.platform.Transactions;
+import com.teamdesk.tasks.platform.TxSite;
 import com.teamdesk.tasks.task.Execution;
 import com.teamdesk.tasks.task.TaskKind;
 import com.teamdesk.tasks.task.TaskRejected;
@@ -11,14 +13,19 @@ import jakarta.inject.Inject;
 
 /**
  * Runs a REMINDER (R14): the claim happened outside the team lock (in the processor); here the
- * whole chain runs in {@link ReminderTransaction}, then progress 100 is reported to the queue
- * (R12: if only that report fails, the ledger stays COMPLETED).
+ * whole chain runs in {@link ReminderTransaction}, inside a transaction begun by
+ * {@link Transactions} on this worker thread (an EJB {@code REQUIRES_NEW} boundary: the only kind
+ * Payara enlists connections in on these threads, docs/reminders.md), then progress 100 is
+ * reported to the queue (R12: if only that report fails, the ledger stays COMPLETED).
  */
 @ApplicationScoped
 public class ReminderRunner implements TaskRunner {
 
     @Inject
     ReminderTransaction transaction;
+
+    @Inject
+    Transactions transactions;
 
     @Override
     public TaskKind kind() {
@@ -33,7 +40,7 @@ public class ReminderRunner implements TaskRunner {
         } catch (InvalidInputException e) {
             throw new TaskRejected(Reason.INVALID_FILTERS, e.detail());
         }
-        transaction.apply(ex.lease(), ex.task(), params);
+        transactions.inNewTransaction(TxSite.WORKER, () -> transaction.apply(ex.lease(), ex.task(), params));
         ex.reportCompletedToQueue();
     }
 }

@@ -34,7 +34,8 @@ import javax.sql.DataSource;
 
 /**
  * R14: the reminder's side effects and the task's completion in ONE container-managed JTA
- * transaction. Under the team lock it inserts the notification(s) (unique per task and recipient),
+ * transaction, which the caller begins through {@link com.teamdesk.tasks.platform.Transactions}
+ * ({@code MANDATORY} here: without it the writes would commit one by one). Under the team lock it inserts the notification(s) (unique per task and recipient),
  * bumps the ticket's {@code version}, appends a system event, and completes the task with a
  * lease-checked UPDATE. When that UPDATE does not match exactly one row, {@link LeaseLost} is
  * thrown OUT of the transaction so that the container rolls back all four writes: returning
@@ -70,7 +71,7 @@ public class ReminderTransaction {
      * @throws TaskRejected the ticket is gone or closed, nobody to notify, or the owner lost permission;
      *                      rolled back
      */
-    @Transactional(TxType.REQUIRED)
+    @Transactional(TxType.MANDATORY)
     public int apply(Lease lease, BackgroundTask task, ReminderParams params) {
         Instant now = clock.instant();
         try (Connection c = dataSource.getConnection()) {

@@ -3,9 +3,10 @@ package com.teamdesk.tasks.it.engine;
 import com.teamdesk.tasks.platform.SchemaMigration;
 import com.teamdesk.tasks.queue.Job;
 import com.teamdesk.tasks.task.TaskJobId;
+import com.teamdesk.tasks.task.TaskWorker;
 import jakarta.annotation.Resource;
-import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -23,7 +24,7 @@ import javax.sql.DataSource;
 /**
  * In-server data and execution helpers for engine tests: every test makes its own team (random
  * ids, so tests never depend on each other or on the demo seed), and runs executions of the
- * production processor on container-managed threads (a plain thread has no JTA/JNDI context).
+ * production processor on the production worker threads.
  */
 @ApplicationScoped
 public class EngineFixtures {
@@ -31,8 +32,8 @@ public class EngineFixtures {
     @Resource(lookup = SchemaMigration.DATASOURCE)
     DataSource dataSource;
 
-    @Resource
-    ManagedExecutorService executor;
+    @Inject
+    TaskWorker taskWorker;
 
     /** A fresh team: owner, two staff, a customer and an outsider (member of another team). */
     public record TestTeam(UUID id, UUID owner, UUID staff, UUID staff2, UUID customer, UUID outsider) {
@@ -117,9 +118,12 @@ public class EngineFixtures {
         return (int) count("SELECT version FROM ticket WHERE id = ?", ticketId);
     }
 
-    /** Starts {@code body} on a container-managed thread. */
+    /**
+     * Starts {@code body} on one of the deployed {@code TaskWorker}'s own threads, where production
+     * executions run (issue 10: the thread's context decides whether JTA transactions enlist).
+     */
     public <T> Future<T> start(Callable<T> body) {
-        return executor.submit(body);
+        return taskWorker.submit(body);
     }
 
     /** A job for run {@code run} of {@code taskId} at the given attempt (attemptsMade 0-based). */

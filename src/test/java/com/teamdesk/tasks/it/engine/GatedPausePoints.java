@@ -1,19 +1,25 @@
 package com.teamdesk.tasks.it.engine;
 
+import com.teamdesk.tasks.platform.SchemaMigration;
 import com.teamdesk.tasks.task.Lease;
 import com.teamdesk.tasks.task.PausePoint;
 import com.teamdesk.tasks.task.PausePoints;
 import jakarta.annotation.Priority;
+import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Alternative;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import javax.sql.DataSource;
 
 /**
  * Test {@link PausePoints}: deployed into the test WAR, it replaces the production no-op (CDI
@@ -29,12 +35,37 @@ public class GatedPausePoints implements PausePoints {
     /** Upper bound of any wait on a gate, in seconds. */
     public static final long MAX_WAIT_S = 8;
 
+    /**
+     * Stands for "whichever task arrives": gates, faults and probes armed for it match the Nth arrival of
+     * any task at the point, for tests whose task is created (and dispatched) by production code, so its
+     * id is not known beforehand. Only for classes that run one task at a time; reset it in finally.
+     */
+    public static final UUID ANY_TASK = new UUID(0, 0);
+
     private record Key(PausePoint point, UUID taskId, int occurrence) {
     }
 
     private final Map<Key, Gate> gates = new ConcurrentHashMap<>();
     private final Map<Key, Supplier<? extends RuntimeException>> faults = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> arrivals = new ConcurrentHashMap<>();
+    private final Map<Key, CompletableFuture<Boolean>> autoCommitProbes = new ConcurrentHashMap<>();
+
+    @Resource(lookup = SchemaMigration.DATASOURCE)
+    DataSource dataSource;
+
+    /**
+     * Arms a probe for the {@code occurrence}-th arrival at {@code point}: on the executing thread, inside
+     * whatever transaction the execution is in, it takes a connection from the application's datasource
+     * and records whether it is in auto-commit mode (true means: not enlisted, every statement commits
+     * alone — the defect of issue 10).
+     *
+     * @return completed with the connection's auto-commit flag when the execution arrives
+     */
+    public CompletableFuture<Boolean> probeAutoCommit(PausePoint point, UUID taskId, int occurrence) {
+        CompletableFuture<Boolean> f = new CompletableFuture<>();
+        autoCommitProbes.put(new Key(point, taskId, occurrence), f);
+        return f;
+    }
 
     /** Arms a gate for the {@code occurrence}-th arrival of {@code taskId}'s executions at {@code point}. */
     public Gate gate(PausePoint point, UUID taskId, int occurrence) {
@@ -64,6 +95,7 @@ public class GatedPausePoints implements PausePoints {
             return false;
         });
         faults.keySet().removeIf(k -> k.taskId().equals(taskId));
+        autoCommitProbes.keySet().removeIf(k -> k.taskId().equals(taskId));
         arrivals.keySet().removeIf(k -> k.endsWith("/" + taskId));
     }
 
@@ -71,6 +103,18 @@ public class GatedPausePoints implements PausePoints {
     public void reached(PausePoint point, Lease lease) {
         int n = arrivals.computeIfAbsent(point + "/" + lease.taskId(), k -> new AtomicInteger()).incrementAndGet();
         Key key = new Key(point, lease.taskId(), n);
+        Key any = new Key(point, ANY_TASK, n);
+        if (!gates.containsKey(key) && !faults.containsKey(key) && !autoCommitProbes.containsKey(key)) {
+            key = any;
+        }
+        CompletableFuture<Boolean> probe = autoCommitProbes.remove(key);
+        if (probe != null) {
+            try (Connection c = dataSource.getConnection()) {
+                probe.complete(c.getAutoCommit());
+            } catch (SQLException e) {
+                probe.completeExceptionally(e);
+            }
+        }
         Gate g = gates.get(key);
         if (g != null) {
             g.arrive(lease);

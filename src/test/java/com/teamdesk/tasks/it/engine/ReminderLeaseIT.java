@@ -8,7 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.teamdesk.tasks.it.support.Sweeps;
 import com.teamdesk.tasks.it.support.TestDeployments;
+import com.teamdesk.tasks.platform.Transactions;
+import com.teamdesk.tasks.platform.TxSite;
 import com.teamdesk.tasks.task.BackgroundTask;
 import com.teamdesk.tasks.task.JdbcTaskLedger;
 import com.teamdesk.tasks.task.Lease;
@@ -16,7 +19,6 @@ import com.teamdesk.tasks.task.LeaseLost;
 import com.teamdesk.tasks.task.NewTaskRequest;
 import com.teamdesk.tasks.task.PausePoint;
 import com.teamdesk.tasks.task.TaskProcessor;
-import com.teamdesk.tasks.task.TaskRecovery;
 import com.teamdesk.tasks.task.TaskService;
 import com.teamdesk.tasks.task.TaskStatus;
 import com.teamdesk.tasks.task.reminder.ReminderParams;
@@ -65,11 +67,13 @@ class ReminderLeaseIT {
     @Inject
     JdbcTaskLedger ledger;
     @Inject
-    TaskRecovery recovery;
+    Sweeps sweeps;
     @Inject
     ReminderTransaction reminderTx;
     @Inject
     ReturningReminderTransaction returningTx;
+    @Inject
+    Transactions transactions;
     @Inject
     Clock clock;
 
@@ -180,7 +184,7 @@ class ReminderLeaseIT {
             aPaused.awaitArrival();
             // Compress the 2-minute clock: age this row, then run the real recovery sweep (R19).
             fx.age(task, Duration.ofMinutes(10));
-            assertTrue(recovery.recoverStalled(1000).stream().anyMatch(j -> j.taskId().equals(task)));
+            assertTrue(sweeps.recoverStalled(1000).stream().anyMatch(j -> j.taskId().equals(task)));
             aPaused.release();
             join(ea);
             BackgroundTask t = row();
@@ -269,7 +273,8 @@ class ReminderLeaseIT {
         BackgroundTask asClaimed = row();
         var aPaused = gates.gate(PausePoint.REMINDER_AFTER_LEASE_READ, task, 1);
         try {
-            Future<Integer> ea = fx.start(() -> tx.apply(a, asClaimed, params));
+            Future<Integer> ea = fx.start(() -> transactions.inNewTransaction(TxSite.WORKER,
+                    () -> tx.apply(a, asClaimed, params)));
             aPaused.awaitArrival();
             ledger.claim(task, 0, 1, clock.instant()).orElseThrow(); // B takes over after A's lease read
             aPaused.release();

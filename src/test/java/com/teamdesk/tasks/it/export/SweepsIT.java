@@ -13,6 +13,7 @@ import com.teamdesk.tasks.it.support.Api;
 import com.teamdesk.tasks.it.support.Api.Reply;
 import com.teamdesk.tasks.it.support.TestData;
 import com.teamdesk.tasks.it.support.TestData.TestTeam;
+import com.teamdesk.tasks.it.support.Sweeps;
 import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.it.support.Tokens;
 import com.teamdesk.tasks.platform.RedisResources;
@@ -31,8 +32,8 @@ import com.teamdesk.tasks.task.LeaseLost;
 import com.teamdesk.tasks.task.NewTaskRequest;
 import com.teamdesk.tasks.task.TaskDispatcher;
 import com.teamdesk.tasks.task.TaskJobId;
-import com.teamdesk.tasks.task.TaskProcessor;
 import com.teamdesk.tasks.task.TaskRecovery;
+import com.teamdesk.tasks.task.TaskProcessor;
 import com.teamdesk.tasks.task.TaskService;
 import com.teamdesk.tasks.task.TaskStatus;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
@@ -99,9 +100,7 @@ class SweepsIT {
     }
 
     @Inject
-    TaskDispatcher dispatcher;
-    @Inject
-    TaskRecovery recovery;
+    Sweeps sweeps;
     @Inject
     JdbcTaskLedger ledger;
     @Inject
@@ -149,10 +148,10 @@ class SweepsIT {
             UUID id = waitingRow(null);
             makeDue(id);
             boolean creationRace = i % 3 == 2;
-            int[] n = race(() -> dispatcher.dispatchDue(200), creationRace ? () -> {
-                dispatcher.dispatchNow(id);
+            int[] n = race(() -> sweeps.dispatchDue(200), creationRace ? () -> {
+                sweeps.dispatchNow(id);
                 return -1;
-            } : () -> dispatcher.dispatchDue(200));
+            } : () -> sweeps.dispatchDue(200));
             String round = "round " + i + (creationRace ? " (dispatchNow vs sweep)" : " (sweep vs sweep)") + " "
                     + Arrays.toString(n);
             BackgroundTask row = ledger.find(id).orElseThrow();
@@ -223,7 +222,7 @@ class SweepsIT {
         redis.redis().hset(poisoned, "written-by", "not this queue");
         BackgroundTask firstBefore = ledger.find(first).orElseThrow();
         BackgroundTask secondBefore = ledger.find(second).orElseThrow();
-        RuntimeException failed = assertThrows(RuntimeException.class, () -> dispatcher.dispatchDue(200));
+        RuntimeException failed = assertThrows(RuntimeException.class, () -> sweeps.dispatchDue(200));
         LOG.info(() -> "the dispatch sweep failed as planned: " + failed);
         assertEquals(firstBefore, ledger.find(first).orElseThrow(), "the first row's mark was rolled back");
         assertEquals(secondBefore, ledger.find(second).orElseThrow());
@@ -231,7 +230,7 @@ class SweepsIT {
         assertEquals(JobState.WAITING, added.state(), "the queue is not transactional: the job stays");
 
         redis.redis().del(poisoned);
-        dispatcher.dispatchDue(200);
+        sweeps.dispatchDue(200);
         for (UUID id : List.of(first, second)) {
             assertNotNull(ledger.find(id).orElseThrow().dispatchedAt(), "dispatched by the next sweep");
             assertSingleWaitingJob(id, "after the second sweep");
@@ -246,12 +245,12 @@ class SweepsIT {
         age(missing, poisonedRow);
         BackgroundTask missingBefore = ledger.find(missing).orElseThrow();
         BackgroundTask poisonedBefore = ledger.find(poisonedRow).orElseThrow();
-        assertThrows(RuntimeException.class, () -> recovery.reconcile(200));
+        assertThrows(RuntimeException.class, () -> sweeps.reconcile(200));
         assertEquals(missingBefore, ledger.find(missing).orElseThrow(), "re-dispatch mark rolled back");
         assertEquals(poisonedBefore, ledger.find(poisonedRow).orElseThrow());
         redis.redis().del(poisonedKey);
         JobRecord readded = job(missing);
-        assertTrue(recovery.reconcile(200) >= 2);
+        assertTrue(sweeps.reconcile(200) >= 2);
         assertEquals(readded.addedAt(), job(missing).addedAt(), "found waiting, not added twice");
         assertSingleWaitingJob(poisonedRow, "missing after the poison was removed: added");
     }
@@ -282,7 +281,7 @@ class SweepsIT {
         BackgroundTask freshBefore = ledger.find(fresh).orElseThrow();
         assertEquals(TaskStatus.RUNNING, staleBefore.status());
 
-        List<TaskJobId> recovered = recovery.recoverStalled(200);
+        List<TaskJobId> recovered = sweeps.recoverStalled(200);
         assertTrue(recovered.contains(TaskJobId.of(stale, 0)), "recovered: " + recovered);
         assertFalse(recovered.contains(TaskJobId.of(almost, 0)));
         assertFalse(recovered.contains(TaskJobId.of(fresh, 0)));
@@ -297,10 +296,10 @@ class SweepsIT {
         assertEquals(freshBefore, ledger.find(fresh).orElseThrow(), "fresh: untouched");
         assertThrows(LeaseLost.class, () -> ledger.writeProgress(staleLease, 50, Instant.now()),
                 "the stalled execution's lease is gone");
-        assertFalse(recovery.recoverStalled(200).contains(TaskJobId.of(stale, 0)), "a WAITING row is not recovered again");
+        assertFalse(sweeps.recoverStalled(200).contains(TaskJobId.of(stale, 0)), "a WAITING row is not recovered again");
 
         makeDue(stale);
-        dispatcher.dispatchDue(200);
+        sweeps.dispatchDue(200);
         assertNotNull(ledger.find(stale).orElseThrow().dispatchedAt());
         assertSingleWaitingJob(stale, "re-dispatched after recovery");
     }
@@ -344,7 +343,7 @@ class SweepsIT {
             insertWaiting(id, Instant.now(), Instant.now());
         }
         age(lost, gaveUp, finished, queued);
-        assertTrue(recovery.reconcile(200) >= 4);
+        assertTrue(sweeps.reconcile(200) >= 4);
 
         BackgroundTask lostRow = ledger.find(lost).orElseThrow();
         assertEquals(TaskStatus.WAITING, lostRow.status());
@@ -367,7 +366,7 @@ class SweepsIT {
         assertNotNull(queuedRow.dispatchedAt());
 
         assertEquals(TaskStatus.FAILED, ledger.find(gaveUp).orElseThrow().status());
-        int again = recovery.reconcile(200);
+        int again = sweeps.reconcile(200);
         LOG.info(() -> "second reconcile checked " + again + " rows");
         assertEquals(failedRow, ledger.find(gaveUp).orElseThrow(), "a FAILED row is not reconciled again");
         assertEquals(queuedBefore, job(queued), "rows just marked are not re-checked before the threshold");
@@ -402,7 +401,7 @@ class SweepsIT {
         assertTrue(expired.hasResult(), "not purged yet");
         assertProblem(api.get("tasks/" + old + "/result", staff), 410, "export.expired");
 
-        assertTrue(recovery.purgeExpiredResults() >= 1);
+        assertTrue(sweeps.purgeExpiredResults(1000) >= 1);
         BackgroundTask purged = ledger.find(old).orElseThrow();
         assertFalse(purged.hasResult(), "the CSV is cleared");
         assertNull(purged.resultBytes());
@@ -420,7 +419,7 @@ class SweepsIT {
         assertEquals("2 tickets exported", task.getString("resultSummary"));
         assertEquals(expired.expiresAt(), OffsetDateTime.parse(task.getString("expiresAt")).toInstant());
 
-        recovery.purgeExpiredResults();
+        sweeps.purgeExpiredResults(1000);
         assertEquals(purged, ledger.find(old).orElseThrow(), "purging again does not touch it");
 
         data.exec("UPDATE background_task SET result_csv = NULL WHERE id = ?", young);
@@ -452,7 +451,7 @@ class SweepsIT {
         int total = 0;
         int n;
         do {
-            n = dispatcher.dispatchDue(batch);
+            n = sweeps.dispatchDue(batch);
             total += n;
         } while (n == batch);
         return total;

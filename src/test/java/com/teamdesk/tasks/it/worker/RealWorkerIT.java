@@ -18,6 +18,7 @@ import com.teamdesk.tasks.it.engine.EngineFixtures;
 import com.teamdesk.tasks.it.engine.GatedPausePoints;
 import com.teamdesk.tasks.it.engine.GatedPausePoints.Gate;
 import com.teamdesk.tasks.it.engine.RecordingJob;
+import com.teamdesk.tasks.it.support.Sweeps;
 import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.it.worker.WorkerEvents.Event;
 import com.teamdesk.tasks.it.worker.WorkerEvents.Kind;
@@ -35,10 +36,10 @@ import com.teamdesk.tasks.task.PausePoint;
 import com.teamdesk.tasks.task.RetryPolicy;
 import com.teamdesk.tasks.task.TaskDispatcher;
 import com.teamdesk.tasks.task.TaskJobId;
+import com.teamdesk.tasks.task.TaskRecovery;
 import com.teamdesk.tasks.task.TaskKind;
 import com.teamdesk.tasks.task.TaskProcessor;
 import com.teamdesk.tasks.task.TaskQueueListener;
-import com.teamdesk.tasks.task.TaskRecovery;
 import com.teamdesk.tasks.task.TaskRejected;
 import com.teamdesk.tasks.task.TaskScope;
 import com.teamdesk.tasks.task.TaskService;
@@ -115,9 +116,7 @@ class RealWorkerIT {
     @Inject
     JdbcTaskLedger ledger;
     @Inject
-    TaskDispatcher dispatcher;
-    @Inject
-    TaskRecovery recovery;
+    Sweeps sweeps;
     @Inject
     RetryPolicy policy;
     @Inject
@@ -326,7 +325,7 @@ class RealWorkerIT {
         Instant now = clock.instant();
         ledger.insert(task, TaskKind.EXPORT, team.id(), team.staff(), TaskScope.TEAM, openTicketsFilter(), now, now);
         queue.add(jobId, "{\"taskId\":\"" + task + "\",\"run\":0}", policy.jobOptions().withAttempts(1));
-        dispatcher.dispatchNow(task);
+        sweeps.dispatchNow(task);
         assertNotNull(row().dispatchedAt());
         gates.fault(PausePoint.EXPORT_AFTER_BATCH_READ, task, 1, () -> new IllegalStateException(READ_ERROR));
         gates.fault(PausePoint.BEFORE_FAILURE_REPORT, task, 1,
@@ -356,13 +355,13 @@ class RealWorkerIT {
         // Compress the 2-minute stall clock (R19): move updatedAt back instead of waiting.
         fx.age(task, AGED);
         // Sweep 1, stall recovery (R19): RUNNING -> WAITING, lease and dispatch cleared.
-        assertTrue(recovery.recoverStalled(SWEEP_LIMIT).contains(TaskJobId.of(task, 0)));
+        assertTrue(sweeps.recoverStalled(SWEEP_LIMIT).contains(TaskJobId.of(task, 0)));
         BackgroundTask recovered = row();
         assertEquals(TaskStatus.WAITING, recovered.status());
         assertNull(recovered.executionId());
         assertNull(recovered.dispatchedAt());
         // Sweep 2, dispatch (R18, R20): the queue has no record of the run -> the SAME run is added again.
-        dispatcher.dispatchDue(SWEEP_LIMIT);
+        sweeps.dispatchDue(SWEEP_LIMIT);
         BackgroundTask redispatched = row();
         assertEquals(TaskStatus.WAITING, redispatched.status());
         assertEquals(0, redispatched.run());
@@ -459,7 +458,7 @@ class RealWorkerIT {
         Instant now = clock.instant();
         ledger.insert(task, TaskKind.EXPORT, team.id(), team.staff(), TaskScope.TEAM,
                 "{\"status\":[\"ARCHIVED\"],\"timeZone\":\"UTC\"}", now, now); // valid JSON, invalid filters
-        dispatcher.dispatchNow(task);
+        sweeps.dispatchNow(task);
 
         workers.start("A", WorkerRig.FAST, true, productionListener, events.listener("A"));
         Event failed = events.await(FAILED, jobId, 1);
@@ -532,14 +531,14 @@ class RealWorkerIT {
         // Compress the 2-minute stall clock (R19): move updatedAt back instead of waiting.
         fx.age(task, AGED);
         // Sweep 1, stall recovery (R19): RUNNING -> WAITING, executionId and dispatchedAt cleared.
-        assertTrue(recovery.recoverStalled(SWEEP_LIMIT).contains(TaskJobId.of(task, 0)));
+        assertTrue(sweeps.recoverStalled(SWEEP_LIMIT).contains(TaskJobId.of(task, 0)));
         BackgroundTask afterSweep1 = row();
         assertEquals(TaskStatus.WAITING, afterSweep1.status());
         assertNull(afterSweep1.executionId());
         assertNull(afterSweep1.dispatchedAt());
         assertEquals(queueFailed, job(), "the queue record is untouched by the sweep");
         // Sweep 2, dispatch (R18, R20): the add is a DUPLICATE; the record is FAILED -> the ledger FAILED.
-        dispatcher.dispatchDue(SWEEP_LIMIT);
+        sweeps.dispatchDue(SWEEP_LIMIT);
         BackgroundTask afterSweep2 = row();
         assertEquals(TaskStatus.FAILED, afterSweep2.status());
         assertEquals(TaskDispatcher.QUEUE_FAILED_MESSAGE, afterSweep2.lastError());

@@ -10,13 +10,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
- * The real workers of one test, on one executor of container-managed threads (made from the
- * container's {@code ManagedThreadFactory}, as {@code TaskWorker} does, so executions can use JTA, CDI and
- * JNDI). {@link #close()} closes every worker, then shuts the executor down: call it in a finally block.
+ * The real workers of one test, on the deployed {@code TaskWorker}'s own executor (the production
+ * worker threads). {@link #close()} closes every worker (the executor belongs to the worker bean and
+ * stays): call it in a finally block.
  */
 public final class TestWorkers implements AutoCloseable {
 
@@ -69,24 +68,15 @@ public final class TestWorkers implements AutoCloseable {
         return w.close(Duration.ofMillis(WorkerEvents.MAX_WAIT_MS));
     }
 
-    /** Closes every worker (newest first), then the executor. */
+    /** Closes every worker (newest first). */
     @Override
     public void close() {
         List<Worker> all;
         synchronized (workers) {
             all = new ArrayList<>(workers);
         }
-        try {
-            for (int i = all.size() - 1; i >= 0; i--) {
-                all.get(i).close(Duration.ofMillis(WorkerEvents.MAX_WAIT_MS));
-            }
-        } finally {
-            executor.shutdownNow();
-            try {
-                executor.awaitTermination(2, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+        for (int i = all.size() - 1; i >= 0; i--) {
+            all.get(i).close(Duration.ofMillis(WorkerEvents.MAX_WAIT_MS));
         }
     }
 }

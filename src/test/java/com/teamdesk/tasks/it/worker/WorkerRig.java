@@ -5,15 +5,16 @@ import com.teamdesk.tasks.queue.WorkerOptions;
 import com.teamdesk.tasks.task.JdbcTaskLedger;
 import com.teamdesk.tasks.task.TaskJobId;
 import com.teamdesk.tasks.task.TaskProcessor;
-import jakarta.annotation.Resource;
-import jakarta.enterprise.concurrent.ManagedThreadFactory;
+import com.teamdesk.tasks.task.TaskWorker;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.util.concurrent.Executors;
 
 /**
  * Makes {@link TestWorkers} from the production beans: the {@link TaskProcessor}, the application's
- * {@link RedisResources} (client, prefix, queue name) and the container's {@link ManagedThreadFactory}.
+ * {@link RedisResources} (client, prefix, queue name) and the deployed {@link TaskWorker}'s own
+ * executor, so every execution runs on a production worker thread (made by the worker bean's
+ * {@code ManagedThreadFactory}, with the context and transaction boundaries production executions
+ * have — issue 10: a thread made another way proves nothing about production).
  */
 @ApplicationScoped
 public class WorkerRig {
@@ -25,8 +26,8 @@ public class WorkerRig {
     public static final WorkerOptions FAST = WorkerOptions.defaults()
             .withLockDurationMs(1000).withLockRenewMs(500).withStalledIntervalMs(100);
 
-    @Resource
-    ManagedThreadFactory threadFactory;
+    @Inject
+    TaskWorker taskWorker;
 
     @Inject
     RedisResources redis;
@@ -45,6 +46,6 @@ public class WorkerRig {
             } catch (IllegalArgumentException notATaskJob) {
                 return null;
             }
-        }, Executors.newCachedThreadPool(threadFactory));
+        }, taskWorker.executorForWorkers());
     }
 }
