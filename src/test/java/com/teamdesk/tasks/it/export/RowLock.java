@@ -10,7 +10,8 @@ import java.util.UUID;
 import java.util.concurrent.Callable;
 
 /**
- * A test-held row lock on one {@code background_task} row: {@code SELECT ... FOR UPDATE} in an
+ * A test-held row lock on one {@code background_task} row (or, with {@link #onRow}, a row of
+ * another table): {@code SELECT ... FOR UPDATE} in an
  * open transaction of the test's own connection. The production code never waits on purpose, but
  * every ledger write is an UPDATE of that row, so an execution that reaches its claim (R7) or a
  * lease-checked write (R8) while the test holds the lock waits in PostgreSQL until the test lets
@@ -31,14 +32,14 @@ public final class RowLock implements AutoCloseable {
     private final Connection connection;
     private final Callable<Connection> connections;
     private final int pid;
-    private final UUID taskId;
+    private final String what;
     private boolean released;
 
-    private RowLock(Connection connection, Callable<Connection> connections, int pid, UUID taskId) {
+    private RowLock(Connection connection, Callable<Connection> connections, int pid, String what) {
         this.connection = connection;
         this.connections = connections;
         this.pid = pid;
-        this.taskId = taskId;
+        this.what = what;
     }
 
     /**
@@ -48,17 +49,29 @@ public final class RowLock implements AutoCloseable {
      *                    others are used for the polls)
      */
     public static RowLock on(Callable<Connection> connections, UUID taskId) throws Exception {
+        return onRow(connections, "background_task", taskId, "FOR UPDATE");
+    }
+
+    /**
+     * Locks row {@code id} of {@code table} at once with {@code lockClause} ({@code "FOR UPDATE"} or
+     * {@code "FOR NO KEY UPDATE"}; the latter still blocks every UPDATE of the row but lets foreign
+     * key checks of inserts that reference it pass).
+     *
+     * @param connections opens a new connection to the test database
+     */
+    public static RowLock onRow(Callable<Connection> connections, String table, UUID id, String lockClause)
+            throws Exception {
         Connection c = connections.call();
         try {
             c.setAutoCommit(false);
             try (PreparedStatement ps = c.prepareStatement(
-                    "SELECT pg_backend_pid() FROM background_task WHERE id = ? FOR UPDATE")) {
-                ps.setObject(1, taskId);
+                    "SELECT pg_backend_pid() FROM " + table + " WHERE id = ? " + lockClause)) {
+                ps.setObject(1, id);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {
-                        throw new IllegalStateException("no task row " + taskId + " to lock");
+                        throw new IllegalStateException("no " + table + " row " + id + " to lock");
                     }
-                    return new RowLock(c, connections, rs.getInt(1), taskId);
+                    return new RowLock(c, connections, rs.getInt(1), table + " row " + id);
                 }
             }
         } catch (Exception e) {
@@ -112,7 +125,16 @@ public final class RowLock implements AutoCloseable {
      * @throws AssertionError when it does not happen within {@code max}
      */
     public int awaitBlocked(String statementPrefix, Duration max) throws Exception {
-        return awaitBlocked(connections, pid, statementPrefix, max, "task " + taskId);
+        return awaitBlocked(connections, pid, statementPrefix, max, what);
+    }
+
+    /**
+     * Terminates the backends waiting on this lock (see {@link Queued#terminateWaiters()}).
+     *
+     * @return how many were terminated
+     */
+    public int terminateWaiters() throws Exception {
+        return terminateWaiters(connections, pid);
     }
 
     /** Releases the lock (rollback); the waiting statement proceeds. */
@@ -150,6 +172,17 @@ public final class RowLock implements AutoCloseable {
         }
         throw new AssertionError("no statement '" + statementPrefix + "...' waited on the lock of " + what
                 + " (backend " + holderPid + ") within " + max);
+    }
+
+    private static int terminateWaiters(Callable<Connection> connections, int holderPid) throws Exception {
+        try (Connection c = connections.call(); PreparedStatement ps = c.prepareStatement(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE ? = ANY (pg_blocking_pids(pid))")) {
+            ps.setInt(1, holderPid);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        }
     }
 
     private static long count(Callable<Connection> connections, String sql, int pid) throws Exception {
@@ -220,14 +253,7 @@ public final class RowLock implements AutoCloseable {
          * @return how many were terminated
          */
         public int terminateWaiters() throws Exception {
-            try (Connection c = connections.call(); PreparedStatement ps = c.prepareStatement(
-                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE ? = ANY (pg_blocking_pids(pid))")) {
-                ps.setInt(1, pid);
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    return rs.getInt(1);
-                }
-            }
+            return RowLock.terminateWaiters(connections, pid);
         }
 
         /** Rolls back (releases) and closes; the lock request is cancelled if still waiting. */
