@@ -9,6 +9,7 @@ import com.teamdesk.tasks.common.InvalidInputException;
 import com.teamdesk.tasks.common.NotFoundException;
 import com.teamdesk.tasks.common.Page;
 import com.teamdesk.tasks.task.reminder.ReminderParams;
+import com.teamdesk.tasks.team.KeysetCursor;
 import com.teamdesk.tasks.team.Role;
 import com.teamdesk.tasks.team.Team;
 import com.teamdesk.tasks.team.TeamAccess;
@@ -19,12 +20,10 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
@@ -132,24 +131,16 @@ public class TaskService {
         int n = Page.limit(limit);
         TaskStatus st = status == null || status.isBlank() ? null : parseEnum(TaskStatus.class, status, "status", null);
         TaskKind k = kind == null || kind.isBlank() ? null : parseEnum(TaskKind.class, kind, "kind", null);
-        Instant afterAt = null;
-        UUID afterId = null;
-        if (cursor != null && !cursor.isBlank()) {
-            try {
-                String[] parts = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8).split("\\|");
-                afterAt = Instant.parse(parts[0]);
-                afterId = UUID.fromString(parts[1]);
-            } catch (RuntimeException e) {
-                throw new InvalidInputException("page.cursor", "The cursor is not valid.");
-            }
-        }
+        // The same (createdAt, id) cursor as the other lists; it refuses instants outside SQL's range.
+        KeysetCursor after = KeysetCursor.decode(cursor);
+        Instant afterAt = after == null ? null : after.createdAt();
+        UUID afterId = after == null ? null : after.id();
         List<BackgroundTask> rows = ledger.list(teamId, role.isStaff() ? null : callerId, st, k, afterAt, afterId, n + 1);
         String next = null;
         if (rows.size() > n) {
             rows = rows.subList(0, n);
             BackgroundTask last = rows.get(n - 1);
-            next = Base64.getUrlEncoder().withoutPadding().encodeToString(
-                    (last.createdAt() + "|" + last.id()).getBytes(StandardCharsets.UTF_8));
+            next = new KeysetCursor(last.createdAt(), last.id()).encode();
         }
         return new Page<>(rows, next);
     }
@@ -200,7 +191,7 @@ public class TaskService {
                 () -> new GoneException("export.expired", "The export's file is no longer available."));
         Team team = em.find(Team.class, task.teamId());
         String slug = team == null ? "team" : team.getSlug();
-        return new TaskResult("teamdesk-export-" + slug + "-" + FILE_TIME.format(task.updatedAt()) + ".csv", csv);
+        return new TaskResult("teamdesk-export-" + slug + "-" + FILE_TIME.format(task.updatedAt()) + "-" + task.id() + ".csv", csv);
     }
 
     private record Visible(BackgroundTask task, Role role) {

@@ -26,7 +26,8 @@ public record KeysetCursor(Instant createdAt, UUID id) {
      *
      * @param text cursor from a previous page, or null/blank for the first page
      * @return the position, or null for the first page
-     * @throws InvalidInputException ({@code page.cursor}) when it is not a cursor this API issued
+     * @throws InvalidInputException ({@code page.cursor}) when it is not a cursor this API issued, or
+     *                               names an instant outside {@link TicketFilter#inRange}
      */
     public static KeysetCursor decode(String text) {
         if (text == null || text.isBlank()) {
@@ -37,7 +38,11 @@ public record KeysetCursor(Instant createdAt, UUID id) {
             if (parts.length != 2) {
                 throw new IllegalArgumentException("two parts expected");
             }
-            return new KeysetCursor(Instant.parse(parts[0]), UUID.fromString(parts[1]));
+            Instant at = Instant.parse(parts[0]);
+            if (!TicketFilter.inRange(at)) {
+                throw new IllegalArgumentException("instant out of range");
+            }
+            return new KeysetCursor(at, UUID.fromString(parts[1]));
         } catch (RuntimeException e) {
             throw new InvalidInputException("page.cursor", "The cursor is not valid.");
         }

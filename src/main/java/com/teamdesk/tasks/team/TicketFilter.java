@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.team;
 
+import com.teamdesk.tasks.common.ClientText;
 import com.teamdesk.tasks.common.Jsons;
 import com.teamdesk.tasks.common.InvalidInputException;
 import jakarta.json.JsonArray;
@@ -15,7 +16,6 @@ import java.time.LocalDate;
 import java.time.OffsetDateTime;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -39,6 +39,10 @@ public record TicketFilter(Set<TicketStatus> statuses, UUID assigneeId, Instant 
 
     /** Longest accepted search text. */
     public static final int MAX_Q = 200;
+    /** Earliest instant a date filter or page cursor may name (PostgreSQL's range is far wider). */
+    public static final Instant MIN_INSTANT = Instant.parse("0001-01-01T00:00:00Z");
+    /** Latest instant a date filter or page cursor may name: the end of year 9999. */
+    public static final Instant MAX_INSTANT = Instant.parse("9999-12-31T23:59:59.999999Z");
 
     private static final Set<String> KEYS = Set.of("status", "assigneeId", "createdFrom", "createdTo", "q");
 
@@ -62,7 +66,7 @@ public record TicketFilter(Set<TicketStatus> statuses, UUID assigneeId, Instant 
         }
         for (String key : filters.keySet()) {
             if (!KEYS.contains(key)) {
-                throw invalid("unknown filter '" + key + "'; allowed: status, assigneeId, createdFrom, createdTo, q");
+                throw invalid("unknown filter '" + ClientText.echo(key) + "'; allowed: status, assigneeId, createdFrom, createdTo, q");
             }
         }
         Set<TicketStatus> statuses = EnumSet.noneOf(TicketStatus.class);
@@ -126,7 +130,7 @@ public record TicketFilter(Set<TicketStatus> statuses, UUID assigneeId, Instant 
         try {
             return TicketStatus.valueOf(name.trim().toUpperCase(java.util.Locale.ROOT));
         } catch (IllegalArgumentException | NullPointerException e) {
-            throw invalid("status '" + name + "' is not one of OPEN, PENDING, CLOSED");
+            throw invalid("status '" + ClientText.echo(name) + "' is not one of OPEN, PENDING, CLOSED");
         }
     }
 
@@ -143,7 +147,7 @@ public record TicketFilter(Set<TicketStatus> statuses, UUID assigneeId, Instant 
         try {
             return ZoneId.of(id.trim());
         } catch (DateTimeException e) {
-            throw invalid("timeZone '" + id + "' is not a known time zone");
+            throw invalid("timeZone '" + ClientText.echo(id) + "' is not a known time zone");
         }
     }
 
@@ -204,19 +208,34 @@ public record TicketFilter(Set<TicketStatus> statuses, UUID assigneeId, Instant 
             return null;
         }
         String t = text.trim();
+        Instant at;
         try {
             if (t.length() == 10) {
                 LocalDate d = LocalDate.parse(t);
-                return (upper ? d.plusDays(1) : d).atStartOfDay(zone).toInstant();
+                at = (upper ? d.plusDays(1) : d).atStartOfDay(zone).toInstant();
+            } else {
+                at = OffsetDateTime.parse(t).toInstant();
             }
-            return OffsetDateTime.parse(t).toInstant();
-        } catch (DateTimeParseException e) {
+        } catch (DateTimeException e) {
             try {
-                return Instant.parse(t);
-            } catch (DateTimeParseException e2) {
+                at = Instant.parse(t);
+            } catch (DateTimeException e2) {
                 throw invalid(field + " must be a date (2026-11-01) or an ISO-8601 date-time with offset");
             }
         }
+        if (!inRange(at)) {
+            throw invalid(field + " must lie between the years 0001 and 9999");
+        }
+        return at;
+    }
+
+    /**
+     * @return true when {@code at} lies in {@code [MIN_INSTANT, MAX_INSTANT]}: the instants this API
+     *         lets reach SQL (filters, page cursors), so no client value can overflow PostgreSQL's
+     *         timestamp range
+     */
+    public static boolean inRange(Instant at) {
+        return !at.isBefore(MIN_INSTANT) && !at.isAfter(MAX_INSTANT);
     }
 
     private static InvalidInputException invalid(String detail) {

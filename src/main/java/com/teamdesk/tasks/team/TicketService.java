@@ -116,6 +116,11 @@ public class TicketService {
         return visibleTicket(role, callerId, teamId, ticketId);
     }
 
+    /** {@code expectedVersion} of {@code If-Match: *}: any current version matches. */
+    public static final int ANY_VERSION = -1;
+    /** {@code expectedVersion} when If-Match held no strong validator: nothing matches (412). */
+    public static final int NO_VERSION = -2;
+
     /**
      * Changes a ticket if its version is still {@code expectedVersion} (the client's If-Match),
      * bumping the version by one when anything changed. Takes the team lock first
@@ -123,7 +128,9 @@ public class TicketService {
      * transaction takes (R14), so a PATCH and a reminder's version bump never interleave, and
      * memberships are read under it.
      *
-     * @param expectedVersion the version the client last read
+     * @param expectedVersion the version the client last read; {@link #ANY_VERSION} for
+     *                        {@code If-Match: *}, {@link #NO_VERSION} when If-Match named only weak
+     *                        validators (never satisfied, RFC 9110 §13.1.1)
      * @return the ticket after the change (unchanged, same version, when nothing differed)
      * @throws NotFoundException           not a member, or the ticket is not visible
      * @throws PreconditionFailedException ({@code ticket.version_mismatch}) the ticket changed
@@ -137,7 +144,11 @@ public class TicketService {
         lockTeam(teamId);
         Role role = access.requireMember(teamId, callerId);
         Ticket t = visibleTicket(role, callerId, teamId, ticketId);
-        if (t.getVersion() != expectedVersion) {
+        if (expectedVersion == NO_VERSION) {
+            throw new PreconditionFailedException("ticket.version_mismatch",
+                    "If-Match named no strong version; a weak validator (W/\"…\") never matches.");
+        }
+        if (expectedVersion != ANY_VERSION && t.getVersion() != expectedVersion) {
             throw new PreconditionFailedException("ticket.version_mismatch", "The ticket changed since you read it:"
                     + " it is at version " + t.getVersion() + ", If-Match said " + expectedVersion + ".");
         }

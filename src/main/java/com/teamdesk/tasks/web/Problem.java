@@ -16,6 +16,8 @@ public record Problem(int status, String title, String code, String detail, Stri
     public static final String MEDIA_TYPE = "application/problem+json";
     /** Base of the {@code type} URIs; the code is appended. */
     public static final String TYPE_BASE = "https://teamdesk.dev/problems/";
+    /** Longest {@code detail} sent (characters); longer ones are cut with an ellipsis. */
+    public static final int MAX_DETAIL = 300;
 
     /** @return the JSON text of this problem */
     public String toJson() {
@@ -23,12 +25,16 @@ public record Problem(int status, String title, String code, String detail, Stri
                 .add("type", TYPE_BASE + code)
                 .add("title", title)
                 .add("status", status)
-                .add("detail", detail == null ? title : detail)
+                .add("detail", cap(detail == null ? title : detail, MAX_DETAIL))
                 .add("code", code);
         if (instance != null) {
             b.add("instance", instance);
         }
         return b.build().toString();
+    }
+
+    private static String cap(String text, int max) {
+        return text.length() <= max ? text : text.substring(0, max) + "\u2026";
     }
 
     /** @return a response with this problem as its {@code application/problem+json} body */

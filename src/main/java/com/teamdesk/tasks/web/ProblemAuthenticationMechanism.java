@@ -14,17 +14,25 @@ import jakarta.security.enterprise.authentication.mechanism.http.HttpAuthenticat
 import jakarta.security.enterprise.authentication.mechanism.http.HttpMessageContext;
 import jakarta.security.enterprise.authentication.mechanism.http.HttpMessageContextWrapper;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.Collections;
+import java.util.Enumeration;
 import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * Wraps the platform's MP-JWT authentication mechanism (installed by {@code @LoginConfig}) so that
- * a request with an unusable token — expired, bad signature, wrong issuer, missing claims — gets a
- * 401 {@code application/problem+json} ({@code auth.required}) like every other error, instead
- * of the server's HTML error page. Authentication itself is entirely the platform's: this class
- * only replaces how the refusal is written.
+ * a request with an unusable token — expired, not yet valid, issued in the future, bad signature,
+ * wrong issuer, a {@code sub} that is not a UUID string, over-long or non-ASCII — gets a 401
+ * {@code application/problem+json} ({@code auth.required}, {@code WWW-Authenticate: Bearer
+ * error="invalid_token"}) like every other error, instead of the server's HTML error page.
+ * Signature, issuer and expiry are verified by the platform; {@link BearerToken} adds the checks it
+ * lacks ({@code nbf}, {@code iat}, the form of {@code sub}, the scheme's case) before delegating.
  *
  * <p>Why a wrapper: the JWT mechanism refuses such a request with {@code sendError(401)} before
  * any filter or JAX-RS mapper runs. As an enabled {@code @Alternative} this bean is the mechanism
@@ -36,19 +44,71 @@ import java.util.List;
 @Priority(Interceptor.Priority.APPLICATION)
 @ApplicationScoped
 public class ProblemAuthenticationMechanism implements HttpAuthenticationMechanism {
+    private static final Logger LOG = Logger.getLogger(ProblemAuthenticationMechanism.class.getName());
+    private static final String AUTHORIZATION = "Authorization";
 
     @Inject
     BeanManager beanManager;
 
+    @Inject
+    HttpLimits limits;
+
+    @Inject
+    Clock clock;
+
     private volatile HttpAuthenticationMechanism delegate;
 
+    /**
+     * Checks the credential's form and time claims first ({@link BearerToken#check}); a refused
+     * one answers 401 problem+json at once. A usable one, with its scheme normalised to
+     * {@code Bearer} (the scheme is case-insensitive, RFC 9110 §11.1), goes to the platform's
+     * mechanism, which verifies signature, issuer and expiry.
+     */
     @Override
     public AuthenticationStatus validateRequest(HttpServletRequest request, HttpServletResponse response,
             HttpMessageContext context) throws AuthenticationException {
-        return delegate().validateRequest(request, response, new HttpMessageContextWrapper(context) {
+        String header = request.getHeader(AUTHORIZATION);
+        HttpServletRequest forward = request;
+        if (header != null) {
+            String refusal;
+            try {
+                refusal = BearerToken.check(header, limits.maxTokenChars(), clock.instant(), limits.clockSkewSeconds());
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "Bearer token check failed; refusing the token", e);
+                refusal = "The bearer token could not be read.";
+            }
+            if (refusal != null) {
+                String why = refusal;
+                LOG.fine(() -> "Refused a bearer token: " + why);
+                writeUnauthorized(request, response, refusal);
+                return AuthenticationStatus.SEND_FAILURE;
+            }
+            String normalised = "Bearer " + BearerToken.token(header);
+            if (!normalised.equals(header)) {
+                forward = new HttpServletRequestWrapper(request) {
+                    @Override
+                    public String getHeader(String name) {
+                        return AUTHORIZATION.equalsIgnoreCase(name) ? normalised : super.getHeader(name);
+                    }
+
+                    @Override
+                    public Enumeration<String> getHeaders(String name) {
+                        return AUTHORIZATION.equalsIgnoreCase(name) ? Collections.enumeration(List.of(normalised))
+                                : super.getHeaders(name);
+                    }
+                };
+            }
+        }
+        HttpServletRequest req = forward;
+        return delegate().validateRequest(req, response, new HttpMessageContextWrapper(context) {
+            @Override
+            public HttpServletRequest getRequest() {
+                return req;
+            }
+
             @Override
             public AuthenticationStatus responseUnauthorized() {
-                writeUnauthorized(getRequest(), getResponse());
+                writeUnauthorized(req, getResponse(), "The bearer token is not valid (expired, wrongly signed or incomplete).");
                 return AuthenticationStatus.SEND_FAILURE;
             }
         });
@@ -65,9 +125,8 @@ public class ProblemAuthenticationMechanism implements HttpAuthenticationMechani
         delegate().cleanSubject(request, response, context);
     }
 
-    private static void writeUnauthorized(HttpServletRequest request, HttpServletResponse response) {
-        Problem p = new Problem(401, "Unauthorized", "auth.required",
-                "The bearer token is not valid (expired, wrongly signed or incomplete).", request.getRequestURI());
+    private static void writeUnauthorized(HttpServletRequest request, HttpServletResponse response, String detail) {
+        Problem p = new Problem(401, "Unauthorized", "auth.required", detail, null);
         response.resetBuffer();
         response.setStatus(401);
         response.setHeader("WWW-Authenticate", "Bearer error=\"invalid_token\"");

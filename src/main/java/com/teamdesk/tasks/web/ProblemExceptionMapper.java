@@ -2,13 +2,13 @@ package com.teamdesk.tasks.web;
 
 import com.teamdesk.tasks.common.AppException;
 import jakarta.ws.rs.BadRequestException;
-import jakarta.ws.rs.ClientErrorException;
 import jakarta.ws.rs.ForbiddenException;
 import jakarta.ws.rs.NotAcceptableException;
 import jakarta.ws.rs.NotAllowedException;
 import jakarta.ws.rs.NotAuthorizedException;
 import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.NotSupportedException;
+import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
@@ -35,6 +35,8 @@ import java.util.logging.Logger;
 @Provider
 public class ProblemExceptionMapper implements ExceptionMapper<Throwable> {
     private static final Logger LOG = Logger.getLogger(ProblemExceptionMapper.class.getName());
+    /** {@code WWW-Authenticate} of a refused credential (RFC 6750 §3.1). */
+    static final String INVALID_TOKEN = "Bearer error=\"invalid_token\"";
 
     @Context
     UriInfo uriInfo;
@@ -43,7 +45,13 @@ public class ProblemExceptionMapper implements ExceptionMapper<Throwable> {
     public Response toResponse(Throwable e) {
         AppException app = appCause(e);
         if (app != null) {
-            return problem(app.status(), app.title(), app.code(), app.detail()).build();
+            logClientError(app.status(), app.code());
+            Response.ResponseBuilder b = problem(app.status(), app.title(), app.code(), app.detail());
+            return (app.status() == 401 ? b.header(HttpHeaders.WWW_AUTHENTICATE, INVALID_TOKEN) : b).build();
+        }
+        if (e instanceof WebApplicationException wae && wae.getResponse() != null
+                && wae.getResponse().getStatus() >= 400 && wae.getResponse().getStatus() < 500) {
+            logClientError(wae.getResponse().getStatus(), e.getClass().getSimpleName());
         }
         if (e instanceof NotAuthorizedException) {
             return problem(401, "Unauthorized", "auth.required", "A valid bearer token is required.")
@@ -72,15 +80,24 @@ public class ProblemExceptionMapper implements ExceptionMapper<Throwable> {
         if (e instanceof BadRequestException) {
             return problem(400, "Bad Request", "request.malformed", "The request could not be read.").build();
         }
-        if (e instanceof ClientErrorException ce) {
-            int status = ce.getResponse().getStatus();
-            String reason = ce.getResponse().getStatusInfo().getReasonPhrase();
-            reason = reason == null || reason.isBlank() ? "Client Error" : reason;
-            return problem(status, reason, "request.rejected", reason).build();
+        if (e instanceof WebApplicationException wae && wae.getResponse() != null
+                && wae.getResponse().getStatus() >= 400 && wae.getResponse().getStatus() < 500) {
+            // Other 4xx of JAX-RS itself (e.g. a parameter it could not convert): never a 500.
+            int status = wae.getResponse().getStatus();
+            String reason = Response.Status.fromStatusCode(status) == null ? "Client Error"
+                    : Response.Status.fromStatusCode(status).getReasonPhrase();
+            return problem(status, reason, "request.rejected", reason + ".").build();
         }
         LOG.log(Level.SEVERE, "Unexpected error answering " + (uriInfo == null ? "?" : uriInfo.getRequestUri()), e);
         return problem(500, "Internal Server Error", "internal",
                 "An unexpected error occurred. It has been logged.").build();
+    }
+
+    /** Client errors are routine: one line at FINE, never a stack trace (server errors keep theirs). */
+    private void logClientError(int status, String code) {
+        if (LOG.isLoggable(Level.FINE)) {
+            LOG.fine(status + " " + code + " " + path());
+        }
     }
 
     private Response.ResponseBuilder problem(int status, String title, String code, String detail) {

@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.web;
 
+import com.teamdesk.tasks.common.ClientText;
 import com.teamdesk.tasks.common.Jsons;
 import com.teamdesk.tasks.common.InvalidInputException;
 import com.teamdesk.tasks.common.NotFoundException;
@@ -9,7 +10,16 @@ import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
+import jakarta.json.stream.JsonParser;
+import jakarta.ws.rs.core.MediaType;
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.StringReader;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.UUID;
 
@@ -24,17 +34,26 @@ final class RequestInput {
     }
 
     /**
-     * Parses a body that must be one JSON object with only {@code allowed} keys.
+     * Reads and parses a body that must be one JSON object with only {@code allowed} keys, strictly:
+     * at most {@link HttpLimits#maxBodyBytes()} bytes (read no further), UTF-8 without a single
+     * malformed sequence (overlong forms, encoded surrogates, truncation), nesting at most
+     * {@link HttpLimits#maxJsonDepth()} deep, and nothing but whitespace after the value.
      *
-     * @throws InvalidInputException ({@code request.malformed}) empty, not JSON, not an object, or
-     *                               an unknown key
+     * @param body   the raw body stream
+     * @param type   the request's media type (its {@code charset}, if any, must be UTF-8), or null
+     * @throws HttpProblem           413 over the size limit; 415 a charset other than UTF-8
+     * @throws InvalidInputException ({@code request.malformed}) empty, not UTF-8, not JSON, too
+     *                               deep, trailing content, not an object, or an unknown key
      */
-    static JsonObject object(String body, Set<String> allowed) {
-        if (body == null || body.isBlank()) {
+    static JsonObject object(InputStream body, MediaType type, Set<String> allowed, HttpLimits limits) {
+        requireUtf8(type);
+        String text = utf8(read(body, limits.maxBodyBytes()));
+        if (text.isBlank()) {
             throw malformed("A JSON object body is required.");
         }
+        requireOneValue(text, limits.maxJsonDepth());
         JsonValue v;
-        try (JsonReader r = Jsons.PROVIDER.createReader(new StringReader(body))) {
+        try (JsonReader r = Jsons.PROVIDER.createReader(new StringReader(text))) {
             v = r.readValue();
         } catch (JsonException e) {
             throw malformed("The body is not valid JSON.");
@@ -45,7 +64,7 @@ final class RequestInput {
         requireStorableText(o);
         for (String key : o.keySet()) {
             if (!allowed.contains(key)) {
-                throw malformed("Unknown field '" + key + "'; allowed: " + String.join(", ", allowed.stream().sorted().toList()) + ".");
+                throw malformed("Unknown field '" + ClientText.echo(key) + "'; allowed: " + String.join(", ", allowed.stream().sorted().toList()) + ".");
             }
         }
         return o;
@@ -88,7 +107,7 @@ final class RequestInput {
         try {
             return UUID.fromString(text);
         } catch (IllegalArgumentException | NullPointerException e) {
-            throw new NotFoundException(code, "No such resource: '" + text + "' is not an id.");
+            throw new NotFoundException(code, "No such resource: '" + ClientText.echo(text) + "' is not an id.");
         }
     }
 
@@ -145,6 +164,74 @@ final class RequestInput {
             });
         } else if (v instanceof JsonArray a) {
             a.forEach(RequestInput::requireStorableText);
+        }
+    }
+
+    /** @throws HttpProblem 415 when {@code type} names a charset other than UTF-8 (JSON is UTF-8, RFC 8259) */
+    static void requireUtf8(MediaType type) {
+        String charset = type == null ? null : type.getParameters().get(MediaType.CHARSET_PARAMETER);
+        if (charset != null && !charset.strip().equalsIgnoreCase("utf-8") && !charset.strip().equalsIgnoreCase("utf8")) {
+            throw HttpProblem.unsupportedMediaType("JSON bodies must be UTF-8; charset '" + ClientText.echo(charset)
+                    + "' is not accepted.");
+        }
+    }
+
+    /**
+     * @return the body's bytes, read up to {@code max + 1} bytes and no further
+     * @throws HttpProblem 413 when the body has more than {@code max} bytes
+     */
+    static byte[] read(InputStream in, long max) {
+        if (in == null) {
+            return new byte[0];
+        }
+        try {
+            byte[] bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, max + 1));
+            if (bytes.length > max) {
+                throw HttpProblem.tooLarge(max);
+            }
+            return bytes;
+        } catch (IOException e) {
+            throw malformed("The request body could not be read.");
+        }
+    }
+
+    /** @throws InvalidInputException ({@code request.malformed}) when the bytes are not well-formed UTF-8 */
+    static String utf8(byte[] bytes) {
+        try {
+            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+        } catch (CharacterCodingException e) {
+            throw malformed("The body is not valid UTF-8.");
+        }
+    }
+
+    /**
+     * Walks the JSON text with the streaming parser: exactly one value, nested at most
+     * {@code maxDepth} deep, then the end of input.
+     *
+     * @throws InvalidInputException ({@code request.malformed}) otherwise
+     */
+    static void requireOneValue(String text, int maxDepth) {
+        try (JsonParser p = Jsons.PROVIDER.createParser(new StringReader(text))) {
+            int depth = 0;
+            do {
+                if (!p.hasNext()) {
+                    throw malformed("The body is not valid JSON.");
+                }
+                JsonParser.Event e = p.next();
+                if (e == JsonParser.Event.START_OBJECT || e == JsonParser.Event.START_ARRAY) {
+                    if (++depth > maxDepth) {
+                        throw malformed("The body is nested deeper than " + maxDepth + " levels.");
+                    }
+                } else if (e == JsonParser.Event.END_OBJECT || e == JsonParser.Event.END_ARRAY) {
+                    depth--;
+                }
+            } while (depth > 0);
+            if (p.hasNext()) {
+                throw malformed("The body has content after its JSON value.");
+            }
+        } catch (JsonException | NoSuchElementException | IllegalStateException e) {
+            throw malformed("The body is not one valid JSON value.");
         }
     }
 

@@ -4,6 +4,7 @@ import jakarta.annotation.security.DeclareRoles;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.ws.rs.ApplicationPath;
 import jakarta.ws.rs.core.Application;
+import java.util.Map;
 import org.eclipse.microprofile.auth.LoginConfig;
 import org.eclipse.microprofile.openapi.annotations.OpenAPIDefinition;
 import org.eclipse.microprofile.openapi.annotations.enums.SecuritySchemeType;
@@ -29,4 +30,15 @@ import org.eclipse.microprofile.openapi.annotations.security.SecurityScheme;
 public class RestApplication extends Application {
     /** The token group (and application role) every API caller must have. */
     public static final String MEMBER = "member";
+
+    /**
+     * Jersey would resolve a relative {@code Location} against the request's base URI, i.e. the
+     * client's {@code Host} header; {@link ApiLinks} builds links deliberately, so keep them as given.
+     */
+    @Override
+    public Map<String, Object> getProperties() {
+        // No WADL: OPTIONS would answer a document naming Jersey and its Payara build.
+        return Map.of("jersey.config.server.headers.location.relative.resolution.disabled", Boolean.TRUE,
+                "jersey.config.server.wadl.disableWadl", Boolean.TRUE);
+    }
 }

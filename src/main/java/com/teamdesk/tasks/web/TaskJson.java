@@ -9,7 +9,6 @@ import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
 import jakarta.json.bind.annotation.JsonbNillable;
 import jakarta.json.bind.annotation.JsonbPropertyOrder;
-import jakarta.ws.rs.core.UriInfo;
 import java.io.StringReader;
 import java.net.URI;
 import java.time.Instant;
@@ -21,7 +20,8 @@ import java.util.UUID;
  *
  * @param filters the kind's validated input as a JSON object (export filters with timeZone, or the
  *                reminder's ticketId, message and recipients)
- * @param links   {@code self} always; {@code result} for a COMPLETED export; {@code retry} when FAILED
+ * @param links   {@code self} always; {@code result} for a COMPLETED export whose file has not
+ *                expired; {@code retry} when FAILED
  */
 @JsonbNillable
 @JsonbPropertyOrder({"id", "kind", "teamId", "ownerId", "scope", "filters", "status", "run", "displayRun", "attempts",
@@ -40,20 +40,16 @@ public record TaskJson(UUID id, TaskKind kind, UUID teamId, UUID ownerId, TaskSc
     public record Links(URI self, URI result, URI retry) {
     }
 
-    /** @return the JSON form of a ledger row, links absolute from the request's base URI */
-    public static TaskJson of(BackgroundTask t, UriInfo uri) {
-        URI self = self(uri, t.id());
-        URI result = t.kind() == TaskKind.EXPORT && t.status() == TaskStatus.COMPLETED
-                ? uri.getBaseUriBuilder().path("tasks/{id}/result").build(t.id()) : null;
-        URI retry = t.status() == TaskStatus.FAILED ? uri.getBaseUriBuilder().path("tasks/{id}/retry").build(t.id()) : null;
+    /** @return the JSON form of a ledger row, links built by {@link ApiLinks} (never from the Host header) */
+    public static TaskJson of(BackgroundTask t, ApiLinks links) {
+        URI self = links.task(t.id());
+        boolean fileOffered = t.kind() == TaskKind.EXPORT && t.status() == TaskStatus.COMPLETED
+                && (t.expiresAt() == null || links.now().isBefore(t.expiresAt()));
+        URI result = fileOffered ? links.api("tasks/" + t.id() + "/result") : null;
+        URI retry = t.status() == TaskStatus.FAILED ? links.api("tasks/" + t.id() + "/retry") : null;
         return new TaskJson(t.id(), t.kind(), t.teamId(), t.ownerId(), t.scope(), filters(t.filters()), t.status(),
                 t.run(), t.run() + 1, t.attempts(), t.progress(), t.lastError(), t.resultSummary(), t.expiresAt(),
                 t.createdAt(), t.updatedAt(), new Links(self, result, retry));
-    }
-
-    /** @return the absolute URI of a task, as in {@code Location} and {@code links.self} */
-    public static URI self(UriInfo uri, UUID taskId) {
-        return uri.getBaseUriBuilder().path("tasks/{id}").build(taskId);
     }
 
     private static JsonObject filters(String json) {

@@ -10,10 +10,8 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
-import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import jakarta.ws.rs.core.UriInfo;
 import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
@@ -31,14 +29,14 @@ public class TaskResource {
     @Inject
     CurrentUser user;
 
-    @Context
-    UriInfo uri;
+    @Inject
+    ApiLinks links;
 
     /** @return the task, if the caller may see it (else 404) */
     @GET
     @Operation(summary = "Get a task")
     public TaskJson get(@PathParam("taskId") String taskId) {
-        return TaskJson.of(tasks.get(user.id(), id(taskId)), uri);
+        return TaskJson.of(tasks.get(user.id(), id(taskId)), links);
     }
 
     /** R15/R16: a new run of a FAILED task; 202 means accepted, not "file ready". */
@@ -47,7 +45,7 @@ public class TaskResource {
     @Operation(summary = "Retry a FAILED task as a new run (202; 409 task.not_failed otherwise)")
     public Response retry(@PathParam("taskId") String taskId) {
         BackgroundTask t = tasks.retry(user.id(), id(taskId));
-        return Response.accepted(TaskJson.of(t, uri)).location(TaskJson.self(uri, t.id())).build();
+        return Response.accepted(TaskJson.of(t, links)).location(links.task(t.id())).build();
     }
 
     /** @return the CSV of a completed export as an attachment (409 not completed, 410 expired) */

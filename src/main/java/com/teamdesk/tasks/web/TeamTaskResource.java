@@ -16,9 +16,10 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import jakarta.ws.rs.core.UriInfo;
+import java.io.InputStream;
 import java.util.Set;
 import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.Operation;
@@ -37,8 +38,14 @@ public class TeamTaskResource {
     @Inject
     CurrentUser user;
 
+    @Inject
+    HttpLimits limits;
+
+    @Inject
+    ApiLinks links;
+
     @Context
-    UriInfo uri;
+    HttpHeaders headers;
 
     /**
      * Asks for an export or a reminder.
@@ -50,14 +57,14 @@ public class TeamTaskResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Operation(summary = "Create an export or reminder task (202 Accepted)")
-    public Response create(@PathParam("teamId") String teamId, String body) {
+    public Response create(@PathParam("teamId") String teamId, InputStream body) {
         UUID team = RequestInput.pathId(teamId, "team.not_found");
-        JsonObject o = RequestInput.object(body, CREATE_FIELDS);
+        JsonObject o = RequestInput.object(body, headers.getMediaType(), CREATE_FIELDS, limits);
         NewTaskRequest req = new NewTaskRequest(RequestInput.string(o, "kind"), RequestInput.string(o, "scope"),
                 filters(o), RequestInput.string(o, "timeZone"), RequestInput.string(o, "ticketId"),
                 RequestInput.string(o, "message"), RequestInput.string(o, "recipients"));
         BackgroundTask t = tasks.create(user.id(), team, req);
-        return Response.accepted(TaskJson.of(t, uri)).location(TaskJson.self(uri, t.id())).build();
+        return Response.accepted(TaskJson.of(t, links)).location(links.task(t.id())).build();
     }
 
     /** One page of the team's tasks the caller may see, newest first. */
@@ -67,7 +74,7 @@ public class TeamTaskResource {
             @QueryParam("kind") String kind, @QueryParam("limit") String limit, @QueryParam("cursor") String cursor) {
         UUID team = RequestInput.pathId(teamId, "team.not_found");
         return PageJson.of(tasks.list(user.id(), team, status, kind, RequestInput.limit(limit), cursor),
-                t -> TaskJson.of(t, uri));
+                t -> TaskJson.of(t, links));
     }
 
     /** @return the filters object, null when absent; another JSON type is an invalid filter (400) */

@@ -23,15 +23,16 @@ import jakarta.ws.rs.core.EntityTag;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import jakarta.ws.rs.core.UriInfo;
 import java.util.List;
+import java.io.InputStream;
 import java.util.Set;
 import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /**
  * Tickets of a team: {@code /api/v1/teams/{teamId}/tickets}. Answers carry the ticket's version as
- * {@code ETag}; a PATCH must send it back in {@code If-Match} (missing → 428, stale → 412).
+ * {@code ETag}; a PATCH must send it back in {@code If-Match} (missing → 428, stale or weak → 412,
+ * {@code *} → any version).
  */
 @Path("teams/{teamId}/tickets")
 @RolesAllowed(RestApplication.MEMBER)
@@ -46,8 +47,14 @@ public class TicketResource {
     @Inject
     CurrentUser user;
 
+    @Inject
+    HttpLimits limits;
+
+    @Inject
+    ApiLinks links;
+
     @Context
-    UriInfo uri;
+    HttpHeaders headers;
 
     /**
      * Opens a ticket requested by the caller.
@@ -58,12 +65,12 @@ public class TicketResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Operation(summary = "Open a ticket (201)")
-    public Response create(@PathParam("teamId") String teamId, String body) {
+    public Response create(@PathParam("teamId") String teamId, InputStream body) {
         UUID team = RequestInput.pathId(teamId, "team.not_found");
-        JsonObject o = RequestInput.object(body, CREATE_FIELDS);
+        JsonObject o = RequestInput.object(body, headers.getMediaType(), CREATE_FIELDS, limits);
         Ticket t = tickets.create(user.id(), team, new TicketDraft(RequestInput.nonNullString(o, "title"),
                 RequestInput.string(o, "body"), RequestInput.string(o, "priority"), RequestInput.string(o, "assigneeId")));
-        return Response.created(uri.getAbsolutePathBuilder().path(t.getId().toString()).build())
+        return Response.created(links.ticket(team, t.getId()))
                 .tag(etag(t)).entity(TicketJson.of(t)).build();
     }
 
@@ -105,11 +112,11 @@ public class TicketResource {
     @Consumes({MediaType.APPLICATION_JSON, "application/merge-patch+json"})
     @Operation(summary = "Change a ticket (If-Match: version; 412 when stale, 428 when missing)")
     public Response patch(@PathParam("teamId") String teamId, @PathParam("ticketId") String ticketId,
-            @HeaderParam(HttpHeaders.IF_MATCH) String ifMatch, String body) {
+            @HeaderParam(HttpHeaders.IF_MATCH) String ifMatch, InputStream body) {
         UUID team = RequestInput.pathId(teamId, "team.not_found");
         UUID id = RequestInput.pathId(ticketId, "ticket.not_found");
         int version = version(ifMatch);
-        JsonObject o = RequestInput.object(body, PATCH_FIELDS);
+        JsonObject o = RequestInput.object(body, headers.getMediaType(), PATCH_FIELDS, limits);
         TicketChanges changes = new TicketChanges(RequestInput.nonNullString(o, "title"),
                 RequestInput.nonNullString(o, "body"), RequestInput.nonNullString(o, "status"),
                 RequestInput.nonNullString(o, "priority"), o.containsKey("assigneeId"), RequestInput.string(o, "assigneeId"));
@@ -121,23 +128,41 @@ public class TicketResource {
         return new EntityTag(Integer.toString(t.getVersion()));
     }
 
-    /** Reads the version from If-Match: a plain or quoted integer, optionally weak ({@code W/"3"}). */
-    private static int version(String ifMatch) {
+    /**
+     * Reads the expected version from If-Match (RFC 9110 §13.1.1): {@code *} matches any current
+     * version; {@code "3"} (or a bare {@code 3}) names version 3; a weak validator {@code W/"3"}
+     * never matches (strong comparison), so a header of only weak validators is a 412.
+     *
+     * @return the version, {@link TicketService#ANY_VERSION} or {@link TicketService#NO_VERSION}
+     */
+    static int version(String ifMatch) {
         if (ifMatch == null || ifMatch.isBlank()) {
             throw new PreconditionRequiredException("ticket.if_match_required",
                     "Send If-Match with the ticket's version (from GET or the ETag).");
         }
-        String v = ifMatch.trim();
-        if (v.startsWith("W/")) {
-            v = v.substring(2);
+        if (ifMatch.strip().equals("*")) {
+            return TicketService.ANY_VERSION;
         }
-        if (v.length() >= 2 && v.startsWith("\"") && v.endsWith("\"")) {
-            v = v.substring(1, v.length() - 1);
+        Integer strong = null;
+        for (String part : ifMatch.split(",", -1)) {
+            String v = part.strip();
+            if (v.startsWith("W/")) {
+                continue;
+            }
+            if (v.length() >= 2 && v.startsWith("\"") && v.endsWith("\"")) {
+                v = v.substring(1, v.length() - 1);
+            }
+            try {
+                int n = Integer.parseInt(v);
+                if (n < 0 || strong != null) {
+                    throw new NumberFormatException("one non-negative version");
+                }
+                strong = n;
+            } catch (NumberFormatException e) {
+                throw new InvalidInputException("ticket.if_match_invalid",
+                        "If-Match must be the ticket's version, e.g. \"3\", or *.");
+            }
         }
-        try {
-            return Integer.parseInt(v);
-        } catch (NumberFormatException e) {
-            throw new InvalidInputException("ticket.if_match_invalid", "If-Match must be the ticket's version, e.g. \"3\".");
-        }
+        return strong == null ? TicketService.NO_VERSION : strong;
     }
 }

@@ -23,6 +23,7 @@ import java.io.OutputStreamWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -62,8 +63,34 @@ public class ExportRunner implements TaskRunner {
         return TaskKind.EXPORT;
     }
 
+    /**
+     * Runs the export; a PostgreSQL data error (SQLSTATE class 22, e.g. a date out of range in the
+     * stored filters) is the input's fault, so it is a permanent {@link TaskRejected}
+     * ({@code INVALID_FILTERS}, R11), never a retryable error.
+     */
     @Override
     public void run(Execution ex) throws IOException {
+        try {
+            export(ex);
+        } catch (RuntimeException e) {
+            if (isDataError(e)) {
+                throw new TaskRejected(Reason.INVALID_FILTERS, "PostgreSQL data error: " + e.getMessage());
+            }
+            throw e;
+        }
+    }
+
+    /** @return true when {@code e} or one of its causes is an SQL data exception (SQLSTATE 22xxx) */
+    static boolean isDataError(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("22")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void export(Execution ex) throws IOException {
         BackgroundTask task = ex.task();
         TicketFilter filter;
         try {

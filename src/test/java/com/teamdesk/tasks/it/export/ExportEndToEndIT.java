@@ -555,7 +555,7 @@ class ExportEndToEndIT {
         assertEquals(200, csv.status(), csv.toString());
         assertEquals("text/csv;charset=UTF-8", csv.header("Content-Type").replace(" ", ""));
         String disposition = csv.header("Content-Disposition");
-        assertTrue(Pattern.matches("attachment; filename=\"teamdesk-export-[A-Za-z0-9._-]+-\\d{8}-\\d{4}\\.csv\"",
+        assertTrue(Pattern.matches("attachment; filename=\"teamdesk-export-[A-Za-z0-9._-]+-\\d{8}-\\d{4}-[0-9a-f-]{36}\\.csv\"",
                 disposition), disposition);
         byte[] bytes = csv.bytes();
         assertTrue(bytes.length >= 3 && (bytes[0] & 0xFF) == 0xEF && (bytes[1] & 0xFF) == 0xBB

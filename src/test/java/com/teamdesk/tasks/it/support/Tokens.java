@@ -17,6 +17,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.UUID;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Mints RS256 JWTs as the identity provider would (JDK {@code Signature}, no extra library): the
@@ -60,7 +62,8 @@ public final class Tokens {
         return sign(devKey(), claims(userId, now, now.plus(Duration.ofHours(1))).addAll(extra));
     }
 
-    private static JsonObjectBuilder claims(UUID userId, Instant iat, Instant exp) {
+    /** @return the standard claims of a token for the user, issued at {@code iat}, expiring at {@code exp} */
+    public static JsonObjectBuilder claims(UUID userId, Instant iat, Instant exp) {
         return Json.createObjectBuilder()
                 .add("iss", ISSUER)
                 .add("sub", userId.toString())
@@ -69,6 +72,39 @@ public final class Tokens {
                 .add("iat", iat.getEpochSecond())
                 .add("exp", exp.getEpochSecond())
                 .add("jti", UUID.randomUUID().toString());
+    }
+
+    /** @return the claims signed RS256 with the development key (the key the server trusts) */
+    public static String signed(JsonObjectBuilder claims) {
+        return sign(devKey(), claims);
+    }
+
+    /** @return the claims with {@code alg: none} and an empty signature */
+    public static String unsigned(JsonObjectBuilder claims) {
+        Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
+        String header = Json.createObjectBuilder().add("alg", "none").add("typ", "JWT").build().toString();
+        return b64.encodeToString(header.getBytes(StandardCharsets.UTF_8)) + "."
+                + b64.encodeToString(claims.build().toString().getBytes(StandardCharsets.UTF_8)) + ".";
+    }
+
+    /**
+     * @return the claims signed HS256 with the server's PUBLIC key PEM as the HMAC secret (the
+     *         algorithm-confusion attack); the key file is {@code MP_JWT_VERIFY_PUBLICKEY_LOCATION}
+     */
+    public static String hs256WithPublicKey(JsonObjectBuilder claims) {
+        String location = env("MP_JWT_VERIFY_PUBLICKEY_LOCATION", "file:dev/jwt/public.pem");
+        byte[] secret = pem(location).getBytes(StandardCharsets.US_ASCII);
+        Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
+        String header = Json.createObjectBuilder().add("alg", "HS256").add("typ", "JWT").build().toString();
+        String input = b64.encodeToString(header.getBytes(StandardCharsets.UTF_8)) + "."
+                + b64.encodeToString(claims.build().toString().getBytes(StandardCharsets.UTF_8));
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(secret, "HmacSHA256"));
+            return input + "." + b64.encodeToString(mac.doFinal(input.getBytes(StandardCharsets.US_ASCII)));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static String sign(PrivateKey key, JsonObjectBuilder claims) {

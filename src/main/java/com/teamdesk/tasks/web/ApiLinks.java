@@ -1,0 +1,47 @@
+package com.teamdesk.tasks.web;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.UUID;
+
+/**
+ * Builds {@code Location} headers and {@code links.*}: from {@code teamdesk.public-base-url} when it
+ * is set, else relative to the server ({@code /api/v1/tasks/…}). Never from the request's
+ * {@code Host} header, which the client controls ({@code Host: evil.example} must not produce
+ * links to that host).
+ */
+@ApplicationScoped
+public class ApiLinks {
+    /** Path of the API under the server root. */
+    public static final String API = "/api/v1/";
+
+    @Inject
+    HttpLimits limits;
+
+    @Inject
+    Clock clock;
+
+    /** @return the URI of an API path such as {@code tasks/<id>}: absolute from the public base URL, or relative */
+    public URI api(String path) {
+        String relative = API + path;
+        return limits.publicBaseUrl().map(base -> URI.create(base + relative)).orElse(URI.create(relative));
+    }
+
+    /** @return the task's URI ({@code Location} of a created task, {@code links.self}) */
+    public URI task(UUID taskId) {
+        return api("tasks/" + taskId);
+    }
+
+    /** @return the ticket's URI ({@code Location} of a created ticket) */
+    public URI ticket(UUID teamId, UUID ticketId) {
+        return api("teams/" + teamId + "/tickets/" + ticketId);
+    }
+
+    /** @return now, from the application clock (decides whether an export's file is still offered) */
+    public Instant now() {
+        return clock.instant();
+    }
+}

@@ -1,0 +1,194 @@
+package com.teamdesk.tasks.web;
+
+import jakarta.inject.Inject;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.annotation.WebFilter;
+import jakarta.servlet.http.HttpFilter;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import jakarta.ws.rs.core.MediaType;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.logging.Logger;
+
+/**
+ * Refuses TRACE everywhere (405), and a request to {@code /api/*} whose form is wrong before any work is done, each as
+ * {@code application/problem+json} (JAX-RS would otherwise answer some of these with the
+ * container's HTML page, or fail on them):
+ * <ul>
+ * <li>request target longer than {@link HttpLimits#maxUriChars()} → 414 {@code request.uri_too_long};</li>
+ * <li>a path with characters outside RFC 3986, bad percent-encoding, an encoded NUL, slash or
+ * backslash, a {@code .}/{@code ..} segment (plain or encoded), or bytes that are not UTF-8 → 400
+ * {@code request.path_invalid}; the same faults in the query → 400 {@code request.query_invalid};</li>
+ * <li>a header value longer than {@link HttpLimits#maxHeaderChars()} → 431
+ * {@code request.header_too_large}; control characters in a header → 400 {@code request.header_invalid};</li>
+ * <li>a malformed {@code Content-Type}, or a charset other than UTF-8 → 415; a malformed
+ * {@code Accept} → 400 {@code request.header_invalid};</li>
+ * <li>{@code Content-Length} over {@link HttpLimits#maxBodyBytes()} → 413 {@code request.too_large}
+ * at once, without reading the body (a chunked body is capped where it is read, RequestInput).</li>
+ * </ul>
+ * The credential itself is checked earlier, by {@link ProblemAuthenticationMechanism}.
+ */
+@WebFilter("/*")
+public class RequestFormFilter extends HttpFilter {
+    private static final long serialVersionUID = 1L;
+    private static final Logger LOG = Logger.getLogger(RequestFormFilter.class.getName());
+
+    @Inject
+    transient HttpLimits limits;
+
+    @Override
+    protected void doFilter(HttpServletRequest req, HttpServletResponse res, FilterChain chain)
+            throws IOException, ServletException {
+        if ("TRACE".equals(req.getMethod())) {
+            // Never echo a request (and its credentials) back, on any path.
+            res.setHeader("Allow", "GET, POST, PATCH, HEAD, OPTIONS");
+            ServletProblems.write(res, problem(405, "Method Not Allowed", "request.method_not_allowed",
+                    "TRACE is not supported."));
+            return;
+        }
+        if (!req.getRequestURI().startsWith("/api/")) {
+            chain.doFilter(req, res);
+            return;
+        }
+        Problem refusal = refusal(req);
+        if (refusal != null) {
+            LOG.fine(() -> refusal.status() + " " + refusal.code() + " " + req.getMethod());
+            if (refusal.status() == 413) {
+                res.setHeader("Connection", "close");
+            }
+            ServletProblems.write(res, refusal);
+            return;
+        }
+        chain.doFilter(req, res);
+    }
+
+    private Problem refusal(HttpServletRequest req) {
+        String path = req.getRequestURI();
+        String query = req.getQueryString();
+        if (path.length() + (query == null ? 0 : query.length() + 1) > limits.maxUriChars()) {
+            return problem(414, "URI Too Long", "request.uri_too_long",
+                    "The request target is longer than " + limits.maxUriChars() + " characters.");
+        }
+        String pathFault = pathFault(path);
+        if (pathFault != null) {
+            return problem(400, "Bad Request", "request.path_invalid", pathFault);
+        }
+        if (query != null && !validEncoding(query, QUERY_CHARS)) {
+            return problem(400, "Bad Request", "request.query_invalid",
+                    "The query string is not valid percent-encoded UTF-8.");
+        }
+        for (String name : Collections.list(req.getHeaderNames())) {
+            for (String value : Collections.list(req.getHeaders(name))) {
+                if (!"Authorization".equalsIgnoreCase(name) && value.length() > limits.maxHeaderChars()) {
+                    return problem(431, "Request Header Fields Too Large", "request.header_too_large",
+                            "A header is longer than " + limits.maxHeaderChars() + " characters.");
+                }
+                for (int i = 0; i < value.length(); i++) {
+                    char c = value.charAt(i);
+                    if ((c < 0x20 && c != '\t') || c == 0x7f) {
+                        return problem(400, "Bad Request", "request.header_invalid",
+                                "A header holds control characters.");
+                    }
+                }
+            }
+        }
+        String contentType = req.getHeader("Content-Type");
+        if (contentType != null) {
+            MediaType type;
+            try {
+                type = MediaType.valueOf(contentType);
+            } catch (RuntimeException e) {
+                return problem(415, "Unsupported Media Type", "request.unsupported_media_type",
+                        "The Content-Type header is malformed.");
+            }
+            try {
+                RequestInput.requireUtf8(type);
+            } catch (HttpProblem e) {
+                return problem(e.status(), e.title(), e.code(), e.detail());
+            }
+        }
+        for (String accept : Collections.list(req.getHeaders("Accept"))) {
+            for (String range : accept.split(",")) {
+                String r = range.strip();
+                if (r.isEmpty() || r.equals("*") || r.startsWith("*;")) {
+                    continue;
+                }
+                try {
+                    MediaType.valueOf(r);
+                } catch (RuntimeException e) {
+                    return problem(400, "Bad Request", "request.header_invalid", "The Accept header is malformed.");
+                }
+            }
+        }
+        long length = req.getContentLengthLong();
+        if (length > limits.maxBodyBytes()) {
+            HttpProblem p = HttpProblem.tooLarge(limits.maxBodyBytes());
+            return problem(413, p.title(), p.code(), p.detail());
+        }
+        return null;
+    }
+
+    /** @return why the raw path is refused, or null */
+    static String pathFault(String rawPath) {
+        if (!validEncoding(rawPath, PATH_CHARS)) {
+            return "The path is not valid percent-encoded UTF-8.";
+        }
+        String lower = rawPath.toLowerCase(java.util.Locale.ROOT);
+        if (lower.contains("%00") || lower.contains("%2f") || lower.contains("%5c")) {
+            return "The path holds an encoded NUL, slash or backslash.";
+        }
+        for (String segment : lower.split("/", -1)) {
+            String s = segment.replace("%2e", ".");
+            if (s.equals(".") || s.equals("..")) {
+                return "The path holds a '.' or '..' segment.";
+            }
+        }
+        return null;
+    }
+
+    /** RFC 3986 pchar plus '/': unreserved, sub-delims, ':' and '@' ('%' is checked separately). */
+    private static final String PATH_CHARS = "-._~!$&'()*+,;=:@/";
+    /** RFC 3986 query characters: pchar, '/' and '?'. */
+    private static final String QUERY_CHARS = PATH_CHARS + "?";
+
+    /**
+     * @return true when {@code raw} holds only ASCII letters, digits and {@code allowed}, and
+     *         percent-escapes of two hex digits whose decoded bytes are well-formed UTF-8
+     */
+    static boolean validEncoding(String raw, String allowed) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(raw.length());
+        for (int i = 0; i < raw.length(); i++) {
+            char c = raw.charAt(i);
+            if (c == '%') {
+                if (i + 2 >= raw.length() || Character.digit(raw.charAt(i + 1), 16) < 0
+                        || Character.digit(raw.charAt(i + 2), 16) < 0) {
+                    return false;
+                }
+                bytes.write(Character.digit(raw.charAt(i + 1), 16) * 16 + Character.digit(raw.charAt(i + 2), 16));
+                i += 2;
+            } else if (c < 0x80 && (Character.isLetterOrDigit(c) || allowed.indexOf(c) >= 0)) {
+                bytes.write(c);
+            } else {
+                return false;
+            }
+        }
+        try {
+            StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes.toByteArray()));
+            return true;
+        } catch (CharacterCodingException e) {
+            return false;
+        }
+    }
+
+    private static Problem problem(int status, String title, String code, String detail) {
+        return new Problem(status, title, code, detail, null);
+    }
+}
