@@ -58,13 +58,7 @@ public class EnlistmentGuard {
             throw new IllegalStateException("enlistment check on " + site + " threads outside an active transaction"
                     + " (status " + registry.getTransactionStatus() + ")");
         }
-        boolean autoCommit;
-        try (Connection c = dataSource.getConnection()) {
-            autoCommit = c.getAutoCommit();
-        } catch (SQLException e) {
-            throw new IllegalStateException("enlistment check on " + site + " threads: " + e.getMessage(), e);
-        }
-        if (autoCommit) {
+        if (!connectionEnlisted()) {
             verdicts.put(site, Verdict.NOT_ENLISTED);
             String why = "JTA enlistment is broken on " + site + " threads: inside an active transaction the"
                     + " datasource " + SchemaMigration.DATASOURCE + " returned a connection in auto-commit mode, so"
@@ -75,6 +69,20 @@ public class EnlistmentGuard {
         }
         if (verdicts.putIfAbsent(site, Verdict.ENLISTED) == null) {
             LOG.info(() -> "tx.enlistment verified on " + site + " threads");
+        }
+    }
+
+    /**
+     * Looks, without recording anything, whether a connection obtained now from the datasource is
+     * enlisted in a transaction: true when its auto-commit is off.
+     *
+     * @throws IllegalStateException when no connection can be obtained
+     */
+    public boolean connectionEnlisted() {
+        try (Connection c = dataSource.getConnection()) {
+            return !c.getAutoCommit();
+        } catch (SQLException e) {
+            throw new IllegalStateException("enlistment check: " + e.getMessage(), e);
         }
     }
 

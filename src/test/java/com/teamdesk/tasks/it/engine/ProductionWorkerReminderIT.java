@@ -9,6 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.teamdesk.tasks.it.support.Sweeps;
+import com.teamdesk.tasks.platform.EnlistmentGuard;
+import com.teamdesk.tasks.platform.Transactions;
+import com.teamdesk.tasks.platform.TxSite;
 import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.queue.JobState;
 import com.teamdesk.tasks.queue.Queue;
@@ -21,6 +24,7 @@ import com.teamdesk.tasks.task.TaskJobId;
 import com.teamdesk.tasks.task.TaskProcessor;
 import com.teamdesk.tasks.task.TaskService;
 import com.teamdesk.tasks.task.TaskStatus;
+import com.teamdesk.tasks.task.TaskWorker;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
@@ -57,7 +61,8 @@ class ProductionWorkerReminderIT {
     @Deployment
     static WebArchive deployment() {
         return TestDeployments.app(Map.of("teamdesk.timers.enabled", "false", "teamdesk.task.backoff-ms", "30"),
-                ProductionWorkerReminderIT.class, EngineFixtures.class, GatedPausePoints.class, RecordingJob.class);
+                ProductionWorkerReminderIT.class, EngineFixtures.class, GatedPausePoints.class, RecordingJob.class,
+                CdiTransactionalProbe.class);
     }
 
     private static final long WAIT_S = GatedPausePoints.MAX_WAIT_S;
@@ -76,6 +81,14 @@ class ProductionWorkerReminderIT {
     Queue queue;
     @Inject
     Clock clock;
+    @Inject
+    TaskWorker taskWorker;
+    @Inject
+    Transactions transactions;
+    @Inject
+    EnlistmentGuard enlistment;
+    @Inject
+    CdiTransactionalProbe cdiProbe;
 
     private EngineFixtures.TestTeam team;
     private UUID ticket;
@@ -199,6 +212,23 @@ class ProductionWorkerReminderIT {
 
         awaitStatus(TaskStatus.COMPLETED);
         assertSingleResult(1);
+    }
+
+    /**
+     * The platform fact behind issue 10, kept as a regression test of Payara itself: on the worker's own
+     * threads a CDI {@code @Transactional} transaction enlists no connection (auto-commit), while the
+     * production boundary ({@code Transactions}, an EJB REQUIRES_NEW method) does; on a request thread
+     * both do. The guard sees the difference, and the worker's startup probe passed. If Payara ever
+     * changes the first line, docs/platform.md needs a new look.
+     */
+    @Test
+    void onWorkerThreadsOnlyTheEjbBoundaryEnlistsAndTheGuardSeesIt() throws Exception {
+        assertFalse(taskWorker.submit(cdiProbe::enlistedInsideCdiTransaction).get(WAIT_S, TimeUnit.SECONDS),
+                "platform fact: a CDI @Transactional on a worker thread leaves its connections in auto-commit");
+        assertTrue(taskWorker.submit(() -> transactions.inNewTransaction(TxSite.WORKER, enlistment::connectionEnlisted))
+                .get(WAIT_S, TimeUnit.SECONDS), "the production boundary enlists on a worker thread");
+        assertTrue(cdiProbe.enlistedInsideCdiTransaction(), "on a request thread CDI @Transactional enlists");
+        assertEquals(EnlistmentGuard.Verdict.ENLISTED, enlistment.verdict(TxSite.WORKER), "the startup probe passed");
     }
 
     // ---- helpers ----
