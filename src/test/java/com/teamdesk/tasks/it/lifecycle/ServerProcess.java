@@ -70,11 +70,12 @@ final class ServerProcess implements AutoCloseable {
         Path log = dir.resolve(name + "-" + port + ".log").toAbsolutePath();
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-Duser.timezone=America/Sao_Paulo", "-jar", jar.toString(), "--deploy", war.toString(),
+                "-Duser.timezone=America/Sao_Paulo", "-Dorg.glassfish.grizzly.http.STRICT_HEADER_VALUE_VALIDATION_RFC_9110=false",
+                "-jar", jar.toString(), "--deploy", war.toString(),
                 "--contextroot", "/", "--port", Integer.toString(port), "--nocluster"));
-        Path postBoot = Path.of("server-config", "post-boot-commands.asadmin").toAbsolutePath();
-        if (Files.isRegularFile(postBoot)) {
-            cmd.addAll(List.of("--postbootcommandfile", postBoot.toString())); // as ./teamdesk up and Docker do
+        Path preBoot = Path.of("server-config", "pre-boot-commands.asadmin").toAbsolutePath();
+        if (Files.isRegularFile(preBoot)) {
+            cmd.addAll(List.of("--prebootcommandfile", preBoot.toString())); // as ./teamdesk up and Docker do
         }
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
         pb.environment().putAll(env);
