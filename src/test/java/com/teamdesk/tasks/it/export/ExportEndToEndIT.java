@@ -391,8 +391,7 @@ class ExportEndToEndIT {
             assertEquals(JsonValue.NULL, failed.get("resultSummary"));
             assertEquals(JsonValue.NULL, failed.get("expiresAt"));
             assertFalse(failed.getJsonObject("links").containsKey("result"));
-            JobRecord job = job(id, 0);
-            assertEquals(JobState.FAILED, job.state());
+            JobRecord job = awaitJob(id, JobState.FAILED); // the ledger is written first, then the queue
             assertTrue(job.exhausted(), "an unrecoverable error ends the job in the queue");
             assertEquals(1, job.attemptsMade());
             assertEquals(0L, data.count("SELECT count(*) FROM background_task WHERE id = ? AND result_csv IS NOT NULL", id));
@@ -545,8 +544,8 @@ class ExportEndToEndIT {
         assertNotNull(done.getString("expiresAt"));
         assertEquals(JsonValue.NULL, done.get("lastError"));
         assertEquals(1, done.getInt("attempts"));
-        JobRecord job = job(id, 0);
-        assertEquals(JobState.COMPLETED, job.state(), "the queue heard of the completion");
+        // R12: the ledger commits COMPLETED first, then the worker tells the queue.
+        JobRecord job = awaitJob(id, JobState.COMPLETED);
         assertEquals(100, job.progress(), "progress 100 reported to the queue");
         assertEquals(1, job.attemptsMade(), "one execution, the completing one (counted like BullMQ 5+)");
         assertEquals(1, job.attemptsStarted());
@@ -585,6 +584,20 @@ class ExportEndToEndIT {
     private JobRecord job(UUID taskId, int run) {
         return queue().queue().getJob(TaskJobId.of(taskId, run).toString())
                 .orElseThrow(() -> new AssertionError("no queue job " + taskId + "-" + run));
+    }
+
+    /** Polls the queue record of run 0 until {@code state} (bounded; detects completion, orders nothing). */
+    private JobRecord awaitJob(UUID taskId, JobState state) {
+        Instant deadline = Instant.now().plus(SYNC_TIMEOUT);
+        JobRecord last = null;
+        while (Instant.now().isBefore(deadline)) {
+            last = job(taskId, 0);
+            if (last.state() == state) {
+                return last;
+            }
+            sleep(20);
+        }
+        throw new AssertionError("queue job " + taskId + "-0 never became " + state + "; last: " + last);
     }
 
     /**
