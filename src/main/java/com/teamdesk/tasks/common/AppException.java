@@ -18,7 +18,7 @@ public abstract class AppException extends RuntimeException {
         this.code = code;
     }
 
-    /** HTTP status this error maps to (400, 403, 404, 409, 410, 412). */
+    /** HTTP status this error maps to (400, 403, 404, 409, 410, 412, 422). */
     public int status() { return status; }
 
     /** Stable machine-readable code, e.g. {@code export.too_large}. */

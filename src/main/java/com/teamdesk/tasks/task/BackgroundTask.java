@@ -16,6 +16,9 @@ import java.util.UUID;
  * @param attempts   the current execution's attempt (queue attemptsMade + 1, R3); 0 before any
  * @param progress   0-100
  * @param executionId the lease (fencing token) allowed to write; null when none (R7, R8)
+ * @param runAt       not before this instant; later than {@code createdAt} for a scheduled task (R24)
+ * @param cancelledAt when a member cancelled the run (R23), else null
+ * @param cancelledBy who cancelled it (a user id), else null
  */
 public record BackgroundTask(
         UUID id,
@@ -37,7 +40,9 @@ public record BackgroundTask(
         String resultSummary,
         Instant expiresAt,
         Instant createdAt,
-        Instant updatedAt) {
+        Instant updatedAt,
+        Instant cancelledAt,
+        UUID cancelledBy) {
 
     /** @return the queue job id of the current run, {@code "<id>-<run>"} (R1) */
     public String jobId() {

@@ -3,6 +3,8 @@ package com.teamdesk.tasks.task;
 import com.teamdesk.tasks.queue.Job;
 import com.teamdesk.tasks.queue.LockLostException;
 import java.time.Clock;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -23,15 +25,34 @@ public final class Execution {
     private volatile boolean queueLockLost;
     /** The last queue progress report failed: further failures in a row are logged at FINE only. */
     private volatile boolean queueReportFailing;
+    /** Monotonic time source of {@link #checkLeaseIfDue}, in nanoseconds. */
+    private final LongSupplier ticker;
+    /** Longest stretch of work between two lease-checked writes (R23), in nanoseconds. */
+    private final long leaseCheckNanos;
+    /** When the last lease-checked write of this execution was made ({@link #ticker} time). */
+    private long lastLeaseCheck;
+    /** The last progress written. */
+    private int lastProgress;
 
     Execution(BackgroundTask task, Lease lease, Job job, JdbcTaskLedger ledger, Clock clock, PausePoints pausePoints) {
+        this(task, lease, job, ledger, clock, pausePoints, System::nanoTime, DEFAULT_LEASE_CHECK_MS);
+    }
+
+    Execution(BackgroundTask task, Lease lease, Job job, JdbcTaskLedger ledger, Clock clock, PausePoints pausePoints,
+            LongSupplier ticker, long leaseCheckMs) {
         this.task = task;
         this.lease = lease;
         this.job = job;
         this.ledger = ledger;
         this.clock = clock;
         this.pausePoints = pausePoints;
+        this.ticker = ticker;
+        this.leaseCheckNanos = TimeUnit.MILLISECONDS.toNanos(leaseCheckMs);
+        this.lastLeaseCheck = ticker.getAsLong();
     }
+
+    /** Default of {@code teamdesk.task.lease-check-ms}: at most this much work between two lease checks. */
+    public static final long DEFAULT_LEASE_CHECK_MS = 1000;
 
     /** @return the row as claimed (status RUNNING, this execution's lease) */
     public BackgroundTask task() {
@@ -61,6 +82,9 @@ public final class Execution {
     public void progress(int percent) {
         pause(PausePoint.BEFORE_PROGRESS_WRITE);
         ledger.writeProgress(lease, percent, clock.instant());
+        lastLeaseCheck = ticker.getAsLong();
+        lastProgress = percent;
+        pause(PausePoint.AFTER_PROGRESS_WRITE);
         if (queueLockLost) {
             return;
         }
@@ -76,6 +100,22 @@ public final class Execution {
             Level level = queueReportFailing ? Level.FINE : Level.WARNING;
             queueReportFailing = true;
             LOG.log(level, "task.progress queue report failed for {0}: {1}", new Object[] {job.id(), e.toString()});
+        }
+    }
+
+    /**
+     * R23: makes a lease-checked progress write (of the last progress, or {@code percent} when
+     * higher) when the last one is at least {@code teamdesk.task.lease-check-ms} (default 1 s) of
+     * work ago, so that a cancelled or taken-over execution stops within about that much work
+     * whatever its batch size. Cheap to call per row.
+     *
+     * @param percent the progress reached so far, 0-99
+     * @throws LeaseLost   when the lease no longer matches (R8)
+     * @throws RunTimedOut past the run timeout (R26)
+     */
+    public void checkLeaseIfDue(int percent) {
+        if (ticker.getAsLong() - lastLeaseCheck >= leaseCheckNanos) {
+            progress(Math.max(lastProgress, percent));
         }
     }
 

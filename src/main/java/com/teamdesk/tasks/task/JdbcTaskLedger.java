@@ -4,6 +4,7 @@ import com.teamdesk.tasks.platform.Jdbc;
 import com.teamdesk.tasks.platform.SchemaMigration;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
 import jakarta.transaction.Transactional.TxType;
 import java.io.IOException;
@@ -41,12 +42,15 @@ public class JdbcTaskLedger {
     /** Columns of a {@link BackgroundTask}, in record order; also used in RETURNING clauses. */
     static final String COLUMNS = "id, kind, team_id, owner_id, scope, filters::text, status, run, attempts, progress,"
             + " execution_id, dispatched_at, run_at, last_error, encode(sha256(result_csv), 'hex'),"
-            + " octet_length(result_csv), result_summary, expires_at, created_at, updated_at";
+            + " octet_length(result_csv), result_summary, expires_at, created_at, updated_at, cancelled_at, cancelled_by";
 
     private static final String LEASE = " WHERE id = ? AND run = ? AND execution_id = ? AND status = 'RUNNING'";
 
     @Resource(lookup = SchemaMigration.DATASOURCE)
     DataSource dataSource;
+
+    @Inject
+    RunTimeouts timeouts;
 
     /** A new task as created by {@link TaskService}: WAITING, run 0, not dispatched. */
     public void insert(UUID id, TaskKind kind, UUID teamId, UUID ownerId, TaskScope scope, String filtersJson,
@@ -67,7 +71,8 @@ public class JdbcTaskLedger {
      * token of a RUNNING row: that is how a new execution takes over from a stalled one.
      *
      * @param attemptsMade the queue's attemptsMade before this execution (R3)
-     * @return the claimed row and its lease; empty when 0 rows matched (an old run's message, or a
+     * @return the claimed row and its lease, whose deadline is {@code now} + the kind's run timeout
+     *         (R26); empty when 0 rows matched (an old run's message, or a
      *         finished task), in which case the execution must return quietly
      */
     public Optional<Claim> claim(UUID taskId, int run, int attemptsMade, Instant now) {
@@ -76,16 +81,19 @@ public class JdbcTaskLedger {
                 + " attempts = ?, progress = 0, updated_at = ?"
                 + " WHERE id = ? AND run = ? AND status IN ('WAITING', 'RUNNING') RETURNING " + COLUMNS,
                 executionId, attemptsMade + 1, now, taskId, run);
-        return row.map(t -> new Claim(t, new Lease(taskId, run, executionId, attemptsMade + 1)));
+        return row.map(t -> new Claim(t, new Lease(taskId, run, executionId, attemptsMade + 1,
+                timeouts == null ? null : now.plus(timeouts.of(t.kind())))));
     }
 
     /**
      * R8/R10: writes progress under the lease and moves {@code updatedAt}.
      *
      * @param progress 0-100
-     * @throws LeaseLost when the lease no longer matches
+     * @throws LeaseLost   when the lease no longer matches
+     * @throws RunTimedOut when {@code now} is past the lease's deadline (R26); nothing is written
      */
     public void writeProgress(Lease lease, int progress, Instant now) {
+        checkDeadline(lease, "progress write", now);
         leaseChecked(lease, "progress write", "UPDATE background_task SET progress = ?, updated_at = ?" + LEASE,
                 progress, now);
     }
@@ -94,9 +102,11 @@ public class JdbcTaskLedger {
      * R13 final write of an export under the lease: the CSV (streamed from {@code csvFile}),
      * summary, expiry, COMPLETED, progress 100, lease cleared.
      *
-     * @throws LeaseLost when the count is not 1
+     * @throws LeaseLost   when the count is not 1
+     * @throws RunTimedOut when {@code now} is past the lease's deadline (R26); nothing is written
      */
     public void completeExport(Lease lease, Path csvFile, String summary, Instant expiresAt, Instant now) {
+        checkDeadline(lease, "result write", now);
         String sql = "UPDATE background_task SET result_csv = ?, result_summary = ?, expires_at = ?,"
                 + " status = 'COMPLETED', progress = 100, execution_id = NULL, last_error = NULL, updated_at = ?" + LEASE;
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql);
@@ -115,10 +125,12 @@ public class JdbcTaskLedger {
      * R14 completion of a reminder, inside the reminder's JTA transaction: COMPLETED, progress
      * 100, lease cleared, under the lease.
      *
-     * @throws LeaseLost when the count is not 1, so that the caller's transaction rolls back
+     * @throws LeaseLost   when the count is not 1, so that the caller's transaction rolls back
+     * @throws RunTimedOut when {@code now} is past the lease's deadline (R26): rolls back too
      */
     @Transactional(TxType.MANDATORY)
     public void completeReminder(Lease lease, Instant now) {
+        checkDeadline(lease, "reminder completion", now);
         leaseChecked(lease, "reminder completion", "UPDATE background_task SET status = 'COMPLETED', progress = 100,"
                 + " execution_id = NULL, last_error = NULL, updated_at = ?" + LEASE, now);
     }
@@ -148,16 +160,64 @@ public class JdbcTaskLedger {
     }
 
     /**
-     * R16 manual retry: from FAILED at {@code expectedRun} to a new run {@code run + 1}, WAITING,
-     * every execution and result field reset, {@code runAt = now}.
+     * R16 manual retry (R15 extended by R23): from FAILED or CANCELLED at {@code expectedRun} to a new
+     * run {@code run + 1}, WAITING, every execution, result and cancel field reset, {@code runAt = now}.
      *
-     * @return the new row, or empty when the task is no longer FAILED at that run
+     * @return the new row, or empty when the task is no longer FAILED or CANCELLED at that run
      */
     public Optional<BackgroundTask> retry(UUID taskId, int expectedRun, Instant now) {
         return queryOne("UPDATE background_task SET run = run + 1, status = 'WAITING', progress = 0, attempts = 0,"
                 + " last_error = NULL, execution_id = NULL, dispatched_at = NULL, result_csv = NULL,"
-                + " result_summary = NULL, expires_at = NULL, run_at = ?, updated_at = ?"
-                + " WHERE id = ? AND run = ? AND status = 'FAILED' RETURNING " + COLUMNS, now, now, taskId, expectedRun);
+                + " result_summary = NULL, expires_at = NULL, cancelled_at = NULL, cancelled_by = NULL, run_at = ?,"
+                + " updated_at = ? WHERE id = ? AND run = ? AND status IN ('FAILED', 'CANCELLED') RETURNING " + COLUMNS,
+                now, now, taskId, expectedRun);
+    }
+
+    /**
+     * R23 cancel: ONE conditional UPDATE from WAITING or RUNNING to CANCELLED, lease cleared, who
+     * and when recorded, {@code lastError} the fixed {@code message}. {@code dispatchedAt} is kept:
+     * it marks a run whose queue record may still exist, for reconciliation to remove. A running
+     * execution finds its lease gone at its next lease-checked write (R8, R9).
+     *
+     * @return the cancelled row, or empty when the task is not WAITING or RUNNING (0 rows)
+     */
+    public Optional<BackgroundTask> cancel(UUID taskId, UUID cancelledBy, String message, Instant now) {
+        return queryOne("UPDATE background_task SET status = 'CANCELLED', execution_id = NULL, cancelled_at = ?,"
+                + " cancelled_by = ?, last_error = ?, updated_at = ? WHERE id = ? AND status IN ('WAITING', 'RUNNING')"
+                + " RETURNING " + COLUMNS, now, cancelledBy, message, now, taskId);
+    }
+
+    /**
+     * R24: cancels the WAITING (not yet running) reminders of a ticket being closed, in the caller's
+     * transaction (the ticket PATCH), like {@link #cancel} row by row.
+     *
+     * @return the runs cancelled
+     */
+    @Transactional(TxType.MANDATORY)
+    public List<TaskJobId> cancelWaitingReminders(UUID teamId, UUID ticketId, UUID cancelledBy, String message,
+            Instant now) {
+        return queryJobIds("UPDATE background_task SET status = 'CANCELLED', execution_id = NULL, cancelled_at = ?,"
+                + " cancelled_by = ?, last_error = ?, updated_at = ? WHERE kind = 'REMINDER' AND status = 'WAITING'"
+                + " AND team_id = ? AND filters->>'ticketId' = ? RETURNING id, run",
+                now, cancelledBy, message, now, teamId, ticketId.toString());
+    }
+
+    /**
+     * R23 reconciliation: locks up to {@code limit} CANCELLED runs cancelled before {@code cutoff}
+     * whose queue record may still exist ({@code dispatchedAt} set).
+     */
+    public List<TaskJobId> lockCancelledDispatched(Instant cutoff, int limit) {
+        return queryJobIds("SELECT id, run FROM background_task WHERE status = 'CANCELLED' AND dispatched_at IS NOT NULL"
+                + " AND cancelled_at < ? ORDER BY cancelled_at LIMIT ? FOR UPDATE SKIP LOCKED", cutoff, limit);
+    }
+
+    /**
+     * R23 reconciliation: the queue record of a CANCELLED run is gone; clears only the marker
+     * {@code dispatchedAt} (status, {@code updatedAt} and every other field stay as the cancel left them).
+     */
+    public boolean clearCancelledDispatch(TaskJobId job) {
+        return update("UPDATE background_task SET dispatched_at = NULL WHERE id = ? AND run = ? AND status = 'CANCELLED'",
+                -1, "clear cancelled dispatch", job.taskId(), job.run()) == 1;
     }
 
     /**
@@ -249,10 +309,12 @@ public class JdbcTaskLedger {
      * One page of a team's tasks, newest first.
      *
      * @param ownerOnly when not null, only tasks owned by this user (what a customer may see)
+     * @param scheduled when not null: true = only WAITING tasks not yet handed to the queue whose
+     *                  {@code runAt} is after {@code now} (R24), false = all others
      * @param after     keyset cursor (createdAt, id) of the last item of the previous page, or null
      */
-    public List<BackgroundTask> list(UUID teamId, UUID ownerOnly, TaskStatus status, TaskKind kind,
-            Instant afterCreatedAt, UUID afterId, int limit) {
+    public List<BackgroundTask> list(UUID teamId, UUID ownerOnly, TaskStatus status, TaskKind kind, Boolean scheduled,
+            Instant now, Instant afterCreatedAt, UUID afterId, int limit) {
         StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM background_task WHERE team_id = ?");
         List<Object> args = new ArrayList<>(List.of(teamId));
         if (ownerOnly != null) {
@@ -266,6 +328,10 @@ public class JdbcTaskLedger {
         if (kind != null) {
             sql.append(" AND kind = ?");
             args.add(kind.name());
+        }
+        if (scheduled != null) {
+            sql.append(scheduled ? " AND " : " AND NOT ").append("(status = 'WAITING' AND dispatched_at IS NULL AND run_at > ?)");
+            args.add(now);
         }
         if (afterCreatedAt != null) {
             sql.append(" AND (created_at, id) < (?, ?)");
@@ -286,6 +352,13 @@ public class JdbcTaskLedger {
         args[head.length + 1] = lease.run();
         args[head.length + 2] = lease.executionId();
         checkLease(lease, what, update(sql, -1, what, args));
+    }
+
+    /** R26: a lease-checked write after the execution's deadline is refused before it is made. */
+    private static void checkDeadline(Lease lease, String what, Instant now) {
+        if (lease.deadline() != null && now.isAfter(lease.deadline())) {
+            throw new RunTimedOut(lease, what);
+        }
     }
 
     private static void checkLease(Lease lease, String what, int count) {
@@ -384,7 +457,9 @@ public class JdbcTaskLedger {
                 rs.getString(17),
                 instant(rs, 18),
                 instant(rs, 19),
-                instant(rs, 20));
+                instant(rs, 20),
+                instant(rs, 21),
+                Jdbc.uuid(rs, 22));
     }
 
     private static Instant instant(ResultSet rs, int col) throws SQLException {

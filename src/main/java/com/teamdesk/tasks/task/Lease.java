@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.task;
 
+import java.time.Instant;
 import java.util.UUID;
 
 /**
@@ -10,6 +11,13 @@ import java.util.UUID;
  * @param run         the run this execution belongs to
  * @param executionId fresh random fencing token written by the claim
  * @param attempts    this execution's attempt number (queue attemptsMade + 1, R3)
+ * @param deadline    the end of this execution's run time (claim + the kind's timeout, R26); its
+ *                    lease-checked writes after it throw {@link RunTimedOut}; null = no limit
  */
-public record Lease(UUID taskId, int run, UUID executionId, int attempts) {
+public record Lease(UUID taskId, int run, UUID executionId, int attempts, Instant deadline) {
+
+    /** A lease without a run-time limit (tests and tools). */
+    public Lease(UUID taskId, int run, UUID executionId, int attempts) {
+        this(taskId, run, executionId, attempts, null);
+    }
 }

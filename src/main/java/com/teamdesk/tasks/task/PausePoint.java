@@ -10,6 +10,8 @@ public enum PausePoint {
     AFTER_CLAIM,
     /** Right before the lease-checked ledger progress write (R10); a fault here is a failing progress write. */
     BEFORE_PROGRESS_WRITE,
+    /** Right after a lease-checked ledger progress write matched (R10); counts the writes an execution made. */
+    AFTER_PROGRESS_WRITE,
     /** Export: a batch of tickets was read, before its progress write (R10). */
     EXPORT_AFTER_BATCH_READ,
     /** Export: after the final permission check, before the lease-checked result write (R13). */

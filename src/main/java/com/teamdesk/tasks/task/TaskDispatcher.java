@@ -3,6 +3,7 @@ package com.teamdesk.tasks.task;
 import com.teamdesk.tasks.common.Jsons;
 import com.teamdesk.tasks.queue.AddResult;
 import com.teamdesk.tasks.queue.JobRecord;
+import com.teamdesk.tasks.queue.JobState;
 import com.teamdesk.tasks.queue.NewJob;
 import com.teamdesk.tasks.queue.Queue;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -113,6 +114,46 @@ public class TaskDispatcher {
             }
         }
         ledger.markDispatched(added, now);
+    }
+
+    /**
+     * R23: removes the queue job of a cancelled run if it is waiting or delayed (never an active
+     * one: its execution finds its lease gone). Best effort, after the cancel committed: a job left
+     * behind is claimed to no effect (R7) and removed by {@link #removeCancelled}.
+     *
+     * @return true when a job was removed
+     */
+    public boolean removeQueued(TaskJobId job) {
+        try {
+            Optional<JobRecord> record = queue.getJob(job.toString());
+            if (record.isPresent() && (record.get().state() == JobState.WAITING || record.get().state() == JobState.DELAYED)
+                    && queue.remove(job.toString())) {
+                LOG.info(() -> "task.cancel removed queue job " + job);
+                return true;
+            }
+        } catch (RuntimeException e) {
+            LOG.warning(() -> "task.cancel could not remove queue job " + job + " (reconciliation will): " + e);
+        }
+        return false;
+    }
+
+    /**
+     * R23 reconciliation for one locked CANCELLED run: its queue record is garbage. Removed unless
+     * it is active with a live lock (its execution is still finishing; the next sweep looks again);
+     * once gone, the row's {@code dispatchedAt} marker is cleared.
+     *
+     * @return true when the run needs no further look
+     */
+    @Transactional(TxType.MANDATORY)
+    boolean removeCancelled(TaskJobId job) {
+        Optional<JobRecord> record = queue.getJob(job.toString());
+        if (record.isPresent() && !queue.remove(job.toString())) {
+            return false;
+        }
+        ledger.clearCancelledDispatch(job);
+        record.ifPresent(r -> LOG.info(() -> "task.reconcile " + job + ": removed the " + r.state()
+                + " queue record of a cancelled run"));
+        return true;
     }
 
     private void add(TaskJobId job, Instant now, String why) {

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * The queue's processor of task jobs: claims the run (R7), runs its kind, and classifies what the
@@ -24,8 +25,11 @@ import java.util.logging.Logger;
  * <li>{@link TaskRejected} → final at once; any other error → final when
  * {@code attemptsMade + 1 >= MAX_TASK_ATTEMPTS}. Written with a lease-checked UPDATE to FAILED
  * or WAITING; 0 rows → returns quietly; 1 row → rethrows: a final error as the queue's
- * {@link UnrecoverableJobException}, a transient one as it was, so the queue retries (R11).</li>
+ * {@link UnrecoverableJobException}, a transient one as it was, so the queue retries (R11).
+ * {@link RunTimedOut} (R26) is such a transient error, with a {@code lastError} saying the run took
+ * too long.</li>
  * </ul>
+ * A cancelled task (R23) has no lease: its execution stops with {@link LeaseLost} at its next write.
  */
 @ApplicationScoped
 public class TaskProcessor implements JobProcessor {
@@ -47,6 +51,13 @@ public class TaskProcessor implements JobProcessor {
     PausePoints pausePoints;
 
     @Inject
+    RunTimeouts timeouts;
+
+    @Inject
+    @ConfigProperty(name = "teamdesk.task.lease-check-ms", defaultValue = "1000")
+    long leaseCheckMs;
+
+    @Inject
     Instance<TaskRunner> runnerBeans;
 
     private volatile Map<TaskKind, TaskRunner> runners;
@@ -61,7 +72,8 @@ public class TaskProcessor implements JobProcessor {
             return;
         }
         Lease lease = claim.get().lease();
-        Execution execution = new Execution(claim.get().task(), lease, job, ledger, clock, pausePoints);
+        Execution execution = new Execution(claim.get().task(), lease, job, ledger, clock, pausePoints, System::nanoTime,
+                leaseCheckMs);
         try {
             execution.pause(PausePoint.AFTER_CLAIM);
             runner(claim.get().task().kind()).run(execution);
@@ -78,6 +90,7 @@ public class TaskProcessor implements JobProcessor {
         boolean rejected = error instanceof TaskRejected;
         boolean isFinal = rejected || policy.isFinal(job.attemptsMade());
         String lastError = rejected ? ((TaskRejected) error).reason().message()
+                : error instanceof RunTimedOut ? timedOutMessage(execution.task().kind(), isFinal)
                 : isFinal ? finalMessage() : RETRYING_MESSAGE;
         boolean reported;
         try {
@@ -98,6 +111,13 @@ public class TaskProcessor implements JobProcessor {
             throw new UnrecoverableJobException(lastError, error);
         }
         throw error;
+    }
+
+    /** R26: the {@code lastError} of an attempt stopped at its run timeout. */
+    private String timedOutMessage(TaskKind kind, boolean isFinal) {
+        String took = "An attempt took longer than the " + RunTimeouts.describe(timeouts.of(kind)) + " an "
+                + kind.name().toLowerCase(java.util.Locale.ROOT) + " may run and was stopped";
+        return isFinal ? took + "; failed after " + policy.maxAttempts() + " attempts." : took + "; it will be retried automatically.";
     }
 
     private String finalMessage() {

@@ -66,6 +66,26 @@ public class TaskRecovery {
         return rows.size();
     }
 
+    /**
+     * R23: CANCELLED runs cancelled more than the threshold ago whose queue record may still exist:
+     * the record is removed (it is garbage) and the row's dispatch marker cleared.
+     *
+     * @return how many rows were settled (a record still active with a live lock is looked at again
+     *         by a later sweep)
+     */
+    @Transactional(TxType.MANDATORY)
+    public int reconcileCancelled(int limit) {
+        Instant now = clock.instant();
+        List<TaskJobId> rows = ledger.lockCancelledDispatched(now.minus(Duration.ofMillis(stallThresholdMs)), limit);
+        int settled = 0;
+        for (TaskJobId job : rows) {
+            if (dispatcher.removeCancelled(job)) {
+                settled++;
+            }
+        }
+        return settled;
+    }
+
     /** R13: clears up to {@code limit} CSVs past their 24 h; returns how many. */
     @Transactional(TxType.MANDATORY)
     public int purgeExpiredResults(int limit) {

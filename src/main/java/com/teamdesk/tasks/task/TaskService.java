@@ -20,13 +20,22 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
+import com.teamdesk.tasks.common.UnprocessableException;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -42,6 +51,13 @@ import java.util.logging.Logger;
 @ApplicationScoped
 public class TaskService {
     private static final Logger LOG = Logger.getLogger(TaskService.class.getName());
+    /** {@code lastError} of a task a member cancelled (R23). */
+    public static final String CANCELLED_MESSAGE = "Cancelled by a member of the team.";
+    /** How far ahead a task may be scheduled (R24). */
+    static final Duration MAX_SCHEDULE_AHEAD = Duration.ofDays(366);
+    private static final int ACCEPTED = 202;
+    private static final int OK = 200;
+    private static final Set<TaskStatus> RETRYABLE = EnumSet.of(TaskStatus.FAILED, TaskStatus.CANCELLED);
     private static final DateTimeFormatter FILE_TIME = DateTimeFormatter.ofPattern("yyyyMMdd-HHmm").withZone(ZoneOffset.UTC);
 
     @Inject
@@ -57,23 +73,53 @@ public class TaskService {
     Transactions transactions;
 
     @Inject
+    IdempotencyKeys keys;
+
+    @Inject
     Clock clock;
+
+    @Inject
+    @ConfigProperty(name = "teamdesk.task.run-at-skew-s", defaultValue = "60")
+    long runAtSkewS;
 
     @PersistenceContext(unitName = "teamdesk")
     EntityManager em;
 
     /**
-     * Creates a task (WAITING, run 0) and dispatches it at once.
+     * Creates a task (WAITING, run 0) and dispatches it at once unless it is scheduled for later
+     * ({@code runAt}, R24: the dispatch sweep hands it to the queue when due).
      *
      * @return the created row
      * @throws NotFoundException     caller not a member of the team; reminder ticket not in the team
      *                               or not visible to the caller
      * @throws ForbiddenException    TEAM-scope export by a customer
      * @throws InvalidInputException bad kind, scope, filters, time zone, message or recipients;
-     *                               reminder for a closed ticket or one without an assignee
+     *                               reminder for a closed ticket or one without an assignee;
+     *                               {@code task.run_at_invalid}
      */
     public BackgroundTask create(UUID callerId, UUID teamId, NewTaskRequest req) {
+        return create(callerId, teamId, req, null).task();
+    }
+
+    /**
+     * {@link #create(UUID, UUID, NewTaskRequest)} with an optional {@code Idempotency-Key} (R25): the
+     * key is recorded in the same transaction as the task's INSERT. The same key and request again
+     * within 24 h answer the original task (status 202, {@code replayed}) and create nothing.
+     *
+     * @param idem the key and fingerprint, or null without the header
+     * @return the task and the answer's status (202)
+     * @throws UnprocessableException ({@code idempotency.key_reused}) the key was used for another request
+     * @throws ConflictException      ({@code idempotency.in_progress}) an identical request is in flight
+     */
+    public Submitted create(UUID callerId, UUID teamId, NewTaskRequest req, IdempotentRequest idem) {
         Role role = access.requireMember(teamId, callerId);
+        Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
+        if (idem != null) {
+            Optional<IdempotencyKeys.Stored> earlier = keys.find(idem, now);
+            if (earlier.isPresent()) {
+                return replay(earlier.get());
+            }
+        }
         if (req == null) {
             throw new InvalidInputException("task.invalid", "A JSON body is required.");
         }
@@ -102,11 +148,57 @@ public class TaskService {
             scope = role.isStaff() ? TaskScope.TEAM : TaskScope.SELF;
             params = p.toJson();
         }
+        Instant runAt = runAt(req.runAt(), now);
         UUID id = UUID.randomUUID();
-        Instant now = clock.instant();
-        ledger.insert(id, kind, teamId, callerId, scope, params, now, now);
-        dispatchNow(id);
-        return ledger.find(id).orElseThrow();
+        String filters = params;
+        Optional<IdempotencyKeys.Stored> raced = transactions.inNewTransaction(TxSite.REQUEST, () -> {
+            if (idem != null) {
+                Optional<IdempotencyKeys.Stored> earlier = keys.record(idem, id, ACCEPTED, now);
+                if (earlier.isPresent()) {
+                    return earlier;
+                }
+            }
+            ledger.insert(id, kind, teamId, callerId, scope, filters, runAt, now);
+            return Optional.<IdempotencyKeys.Stored>empty();
+        });
+        if (raced.isPresent()) {
+            return replay(raced.get());
+        }
+        if (!runAt.isAfter(now)) {
+            dispatchNow(id);
+        }
+        return new Submitted(ledger.find(id).orElseThrow(), ACCEPTED, false);
+    }
+
+    /**
+     * R24: parses and checks {@code runAt}: ISO-8601 with an offset, not before now minus
+     * {@code teamdesk.task.run-at-skew-s} (default 60 s), at most 366 days ahead.
+     *
+     * @return the instant (microsecond precision), or {@code now} when absent
+     * @throws InvalidInputException ({@code task.run_at_invalid})
+     */
+    private Instant runAt(String text, Instant now) {
+        if (text == null) {
+            return now;
+        }
+        Instant at;
+        try {
+            at = OffsetDateTime.parse(text, DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant().truncatedTo(ChronoUnit.MICROS);
+        } catch (DateTimeParseException e) {
+            throw new InvalidInputException("task.run_at_invalid",
+                    "runAt must be an ISO-8601 date-time with an offset, e.g. 2030-01-02T09:00:00+08:00.");
+        }
+        if (at.isBefore(now.minusSeconds(runAtSkewS))) {
+            throw new InvalidInputException("task.run_at_invalid", "runAt is in the past.");
+        }
+        if (at.isAfter(now.plus(MAX_SCHEDULE_AHEAD))) {
+            throw new InvalidInputException("task.run_at_invalid", "runAt may be at most one year ahead.");
+        }
+        return at;
+    }
+
+    private Submitted replay(IdempotencyKeys.Stored stored) {
+        return new Submitted(ledger.find(stored.taskId()).orElseThrow(TaskService::taskNotFound), stored.status(), true);
     }
 
     /**
@@ -120,22 +212,30 @@ public class TaskService {
     /**
      * One page of the team's tasks the caller may see, newest first.
      *
-     * @param limit  1-500, null = 50
-     * @param cursor opaque cursor from the previous page, or null
+     * @param scheduled "true": only scheduled tasks (WAITING, not handed to the queue, {@code runAt}
+     *                  in the future, R24); "false": all others; null or blank: no filter
+     * @param limit     1-500, null = 50
+     * @param cursor    opaque cursor from the previous page, or null
      * @throws NotFoundException     caller not a member
-     * @throws InvalidInputException bad status, kind, limit or cursor
+     * @throws InvalidInputException bad status, kind, scheduled, limit or cursor
      */
-    public Page<BackgroundTask> list(UUID callerId, UUID teamId, String status, String kind, Integer limit,
-            String cursor) {
+    public Page<BackgroundTask> list(UUID callerId, UUID teamId, String status, String kind, String scheduled,
+            Integer limit, String cursor) {
         Role role = access.requireMember(teamId, callerId);
         int n = Page.limit(limit);
         TaskStatus st = status == null || status.isBlank() ? null : parseEnum(TaskStatus.class, status, "status", null);
         TaskKind k = kind == null || kind.isBlank() ? null : parseEnum(TaskKind.class, kind, "kind", null);
+        Boolean sched = scheduled == null || scheduled.isBlank() ? null : switch (scheduled.trim()) {
+            case "true" -> Boolean.TRUE;
+            case "false" -> Boolean.FALSE;
+            default -> throw new InvalidInputException("task.invalid", "scheduled must be true or false.");
+        };
         // The same (createdAt, id) cursor as the other lists; it refuses instants outside SQL's range.
         KeysetCursor after = KeysetCursor.decode(cursor);
         Instant afterAt = after == null ? null : after.createdAt();
         UUID afterId = after == null ? null : after.id();
-        List<BackgroundTask> rows = ledger.list(teamId, role.isStaff() ? null : callerId, st, k, afterAt, afterId, n + 1);
+        List<BackgroundTask> rows = ledger.list(teamId, role.isStaff() ? null : callerId, st, k, sched, clock.instant(),
+                afterAt, afterId, n + 1);
         String next = null;
         if (rows.size() > n) {
             rows = rows.subList(0, n);
@@ -146,29 +246,110 @@ public class TaskService {
     }
 
     /**
-     * R15/R16 manual retry: a new run {@code run + 1} of a FAILED task, dispatched at once. Answers
-     * "accepted", not "file ready".
+     * R15/R16 manual retry: a new run {@code run + 1} of a FAILED or CANCELLED task (R23), dispatched
+     * at once. Answers "accepted", not "file ready".
      *
      * @return the task as it is after the retry (WAITING, new run, every reset of R16)
      * @throws NotFoundException  not visible to the caller
      * @throws ForbiddenException ({@code task.permission_lost}) the owner left the team, or a
      *                            TEAM-scope task's owner is no longer staff: retry never restores a
      *                            lost permission
-     * @throws ConflictException  ({@code task.not_failed}) the task is not FAILED
+     * @throws ConflictException  ({@code task.not_failed}) the task is neither FAILED nor CANCELLED
      */
     public BackgroundTask retry(UUID callerId, UUID taskId) {
+        return retry(callerId, taskId, null).task();
+    }
+
+    /**
+     * {@link #retry(UUID, UUID)} with an optional {@code Idempotency-Key} (R25), recorded in the
+     * retry's transaction: a replay answers the task as it is now with the original 202 and starts
+     * no second run.
+     */
+    public Submitted retry(UUID callerId, UUID taskId, IdempotentRequest idem) {
+        Instant now = clock.instant();
         BackgroundTask task = visible(callerId, taskId).task();
+        if (idem != null) {
+            Optional<IdempotencyKeys.Stored> earlier = keys.find(idem, now);
+            if (earlier.isPresent()) {
+                return replay(earlier.get());
+            }
+        }
         Role ownerRole = access.roleOf(task.teamId(), task.ownerId()).orElse(null);
         if (ownerRole == null || (task.scope() == TaskScope.TEAM && !ownerRole.isStaff())) {
             throw new ForbiddenException("task.permission_lost",
                     "The task's owner no longer has permission for its scope; create a new task instead.");
         }
-        if (task.status() != TaskStatus.FAILED) {
+        if (!RETRYABLE.contains(task.status())) {
             throw notFailed(task);
         }
-        BackgroundTask retried = ledger.retry(taskId, task.run(), clock.instant()).orElseThrow(() -> notFailed(task));
+        Optional<IdempotencyKeys.Stored> raced = transactions.inNewTransaction(TxSite.REQUEST, () -> {
+            if (idem != null) {
+                Optional<IdempotencyKeys.Stored> earlier = keys.record(idem, taskId, ACCEPTED, now);
+                if (earlier.isPresent()) {
+                    return earlier;
+                }
+            }
+            ledger.retry(taskId, task.run(), now).orElseThrow(() -> notFailed(task));
+            return Optional.<IdempotencyKeys.Stored>empty();
+        });
+        if (raced.isPresent()) {
+            return replay(raced.get());
+        }
         dispatchNow(taskId);
-        return ledger.find(taskId).orElse(retried);
+        return new Submitted(ledger.find(taskId).orElseThrow(), ACCEPTED, false);
+    }
+
+    /**
+     * R23 cancel: ONE conditional UPDATE from WAITING (scheduled or not) or RUNNING to CANCELLED,
+     * lease cleared; then the run's queue job is removed if it is waiting or delayed. An active job
+     * is left to its execution, which finds its lease gone at its next lease-checked write (R8) and
+     * returns quietly (R9). Allowed to whoever may see the task: its owner, and STAFF/OWNER of its
+     * team (a customer sees only their own tasks).
+     *
+     * @param idem optional {@code Idempotency-Key} (R25), recorded in the cancel's transaction
+     * @return the task as the cancel left it (200); a task already CANCELLED unchanged (idempotent)
+     * @throws NotFoundException ({@code task.not_found}) not visible to the caller
+     * @throws ConflictException ({@code task.not_cancellable}) the task is COMPLETED or FAILED
+     */
+    public Submitted cancel(UUID callerId, UUID taskId, IdempotentRequest idem) {
+        Instant now = clock.instant();
+        visible(callerId, taskId);
+        if (idem != null) {
+            Optional<IdempotencyKeys.Stored> earlier = keys.find(idem, now);
+            if (earlier.isPresent()) {
+                return replay(earlier.get());
+            }
+        }
+        Optional<BackgroundTask> cancelled = transactions.inNewTransaction(TxSite.REQUEST, () -> {
+            if (idem != null) {
+                Optional<IdempotencyKeys.Stored> earlier = keys.record(idem, taskId, OK, now);
+                if (earlier.isPresent()) {
+                    return Optional.<BackgroundTask>empty();
+                }
+            }
+            Optional<BackgroundTask> row = ledger.cancel(taskId, callerId, CANCELLED_MESSAGE, now);
+            if (row.isEmpty()) {
+                BackgroundTask current = ledger.find(taskId).orElseThrow(TaskService::taskNotFound);
+                if (current.status() != TaskStatus.CANCELLED) {
+                    throw new ConflictException("task.not_cancellable",
+                            "Only a WAITING or RUNNING task can be cancelled; this one is " + current.status() + ".");
+                }
+            }
+            return row;
+        });
+        if (cancelled.isPresent()) {
+            BackgroundTask t = cancelled.get();
+            LOG.info(() -> "task.cancelled " + t.jobId() + " by " + callerId);
+            dispatcher.removeQueued(TaskJobId.of(t.id(), t.run()));
+            return new Submitted(t, OK, false);
+        }
+        if (idem != null) {
+            Optional<IdempotencyKeys.Stored> earlier = keys.find(idem, clock.instant());
+            if (earlier.isPresent()) {
+                return replay(earlier.get());
+            }
+        }
+        return new Submitted(ledger.find(taskId).orElseThrow(TaskService::taskNotFound), OK, false);
     }
 
     /**
@@ -220,7 +401,8 @@ public class TaskService {
     }
 
     private static ConflictException notFailed(BackgroundTask task) {
-        return new ConflictException("task.not_failed", "Only a FAILED task can be retried; this one is " + task.status() + ".");
+        return new ConflictException("task.not_failed",
+                "Only a FAILED or CANCELLED task can be retried; this one is " + task.status() + ".");
     }
 
     private static <E extends Enum<E>> E parseEnum(Class<E> type, String value, String field, E dflt) {

@@ -9,5 +9,10 @@ public enum TaskStatus {
     /** The run finished; its result is in the ledger. */
     COMPLETED,
     /** The run failed for good; {@code lastError} says why. A member may retry it as a new run. */
-    FAILED
+    FAILED,
+    /**
+     * A member cancelled the task (R23): terminal, lease cleared, {@code lastError} a fixed message. No sweep
+     * moves it; a member may retry it as a new run (R15).
+     */
+    CANCELLED
 }

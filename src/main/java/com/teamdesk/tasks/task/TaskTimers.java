@@ -31,7 +31,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * EJB timers of the task engine: dispatch (R18) every 5 s, stall recovery and reconciliation
- * (R19, R20) every 15 s, CSV purge (R13) every minute. Non-persistent (persistent timers of Payara
+ * (R19, R20, and R23 for cancelled runs) every 15 s, CSV purge (R13) and expired
+ * {@code Idempotency-Key} purge (R25) every minute. Non-persistent (persistent timers of Payara
  * Micro are tied to one instance); correctness never depends on one instance running them, because
  * the sweeps coordinate in PostgreSQL ({@code FOR UPDATE SKIP LOCKED}). A sweep that is still
  * running when the next tick fires is skipped.
@@ -61,6 +62,9 @@ public class TaskTimers {
     TaskRecovery recovery;
 
     @Inject
+    IdempotencyKeys idempotencyKeys;
+
+    @Inject
     Transactions transactions;
 
     @Resource
@@ -80,6 +84,7 @@ public class TaskTimers {
     private final Sweep dispatching = new Sweep("dispatch");
     private final Sweep recovering = new Sweep("recovery");
     private final Sweep purging = new Sweep("purge");
+    private final Sweep keyPurging = new Sweep("idempotency");
 
     /**
      * What one sweep did on this instance: runs and failures since startup, consecutive failures,
@@ -133,12 +138,17 @@ public class TaskTimers {
     @Schedule(second = "*/15", minute = "*", hour = "*", persistent = false, info = "recovery (R19 stall recovery, R20 reconciliation)")
     void recover() {
         sweep("recovery", recovering, () -> batches(() -> recovery.recoverStalled(batchSize).size())
-                + batches(() -> recovery.reconcile(batchSize)));
+                + batches(() -> recovery.reconcile(batchSize)) + batches(() -> recovery.reconcileCancelled(batchSize)));
     }
 
     @Schedule(second = "30", minute = "*", hour = "*", persistent = false, info = "purge (R13 expired CSVs)")
     void purge() {
         sweep("purge", purging, () -> batches(() -> recovery.purgeExpiredResults(batchSize)));
+    }
+
+    @Schedule(second = "45", minute = "*", hour = "*", persistent = false, info = "idempotency (R25 expired keys)")
+    void purgeIdempotencyKeys() {
+        sweep("idempotency", keyPurging, () -> batches(() -> idempotencyKeys.purgeExpired(clock.instant(), batchSize)));
     }
 
     /**
@@ -159,7 +169,7 @@ public class TaskTimers {
         return total;
     }
 
-    /** @return the status of the dispatch, recovery and purge sweeps on this instance, with their next timeouts */
+    /** @return the status of the dispatch, recovery, purge and idempotency sweeps on this instance, with their next timeouts */
     public List<SweepStatus> status() {
         Map<String, Instant> next = new HashMap<>();
         for (Timer t : timerService.getTimers()) {
@@ -169,14 +179,14 @@ public class TaskTimers {
             }
         }
         List<SweepStatus> out = new ArrayList<>();
-        for (Sweep s : List.of(dispatching, recovering, purging)) {
+        for (Sweep s : List.of(dispatching, recovering, purging, keyPurging)) {
             out.add(new SweepStatus(s.name, s.runs, s.failures, s.consecutiveFailures, s.lastStart, s.lastEnd,
                     s.lastOutcome, s.lastHandled, next.get(s.name)));
         }
         return out;
     }
 
-    /** @return the status of one sweep ({@code dispatch}, {@code recovery}, {@code purge}) */
+    /** @return the status of one sweep ({@code dispatch}, {@code recovery}, {@code purge}, {@code idempotency}) */
     public SweepStatus status(String name) {
         return status().stream().filter(s -> s.name().equals(name)).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("no sweep " + name));

@@ -8,6 +8,7 @@ import com.teamdesk.tasks.common.NotFoundException;
 import com.teamdesk.tasks.common.Page;
 import com.teamdesk.tasks.common.PreconditionFailedException;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
@@ -52,6 +53,9 @@ public class TicketService {
 
     @Inject
     EnlistmentGuard enlistment;
+
+    @Inject
+    Event<TicketClosed> ticketClosed;
 
     /**
      * Opens a ticket requested by the caller: OPEN, version 1.
@@ -138,6 +142,9 @@ public class TicketService {
      * @throws ForbiddenException          ({@code ticket.staff_only}) a customer changed priority
      *                                     or assignee
      * @throws InvalidInputException       ({@code ticket.invalid}, {@code ticket.assignee_invalid})
+     *
+     * <p>Closing the ticket fires {@link TicketClosed} in this transaction: its WAITING reminders
+     * are cancelled with it (R24).
      */
     public Ticket patch(UUID callerId, UUID teamId, UUID ticketId, int expectedVersion, TicketChanges changes) {
         enlistment.verify(TxSite.REQUEST);
@@ -169,8 +176,10 @@ public class TicketService {
             changed |= !body.equals(t.getBody());
             t.setBody(body);
         }
+        boolean closing = false;
         if (changes.status() != null) {
             TicketStatus status = status(changes.status());
+            closing = status == TicketStatus.CLOSED && t.getStatus() != TicketStatus.CLOSED;
             changed |= status != t.getStatus();
             t.setStatus(status);
         }
@@ -187,6 +196,10 @@ public class TicketService {
         if (changed) {
             t.touch(now());
             em.flush();
+        }
+        if (closing) {
+            // R24: the ticket's waiting reminders are cancelled in this same transaction.
+            ticketClosed.fire(new TicketClosed(teamId, ticketId, callerId, t.getUpdatedAt()));
         }
         return t;
     }

@@ -20,24 +20,30 @@ import java.util.UUID;
  *
  * @param filters the kind's validated input as a JSON object (export filters with timeZone, or the
  *                reminder's ticketId, message and recipients)
+ * @param runAt       not before this instant (R24); later than {@code createdAt} for a scheduled task
+ * @param cancelledAt when a member cancelled the current run (R23), else null
+ * @param cancelledBy who cancelled it, else null
  * @param links   {@code self} always; {@code result} for a COMPLETED export whose file has not
- *                expired; {@code retry} when FAILED
+ *                expired; {@code retry} when FAILED or CANCELLED; {@code cancel} when WAITING or RUNNING
  */
 @JsonbNillable
 @JsonbPropertyOrder({"id", "kind", "teamId", "ownerId", "scope", "filters", "status", "run", "displayRun", "attempts",
-        "progress", "lastError", "resultSummary", "expiresAt", "createdAt", "updatedAt", "links"})
+        "progress", "lastError", "resultSummary", "expiresAt", "runAt", "cancelledAt", "cancelledBy", "createdAt",
+        "updatedAt", "links"})
 public record TaskJson(UUID id, TaskKind kind, UUID teamId, UUID ownerId, TaskScope scope, JsonObject filters,
         TaskStatus status, int run, int displayRun, int attempts, int progress, String lastError,
-        String resultSummary, Instant expiresAt, Instant createdAt, Instant updatedAt, Links links) {
+        String resultSummary, Instant expiresAt, Instant runAt, Instant cancelledAt, UUID cancelledBy,
+        Instant createdAt, Instant updatedAt, Links links) {
 
     /**
      * Hypermedia links of a task; absent ones are omitted.
      *
      * @param result the CSV download, only for a COMPLETED export
-     * @param retry  the manual retry (R15), only when FAILED
+     * @param retry  the manual retry (R15), only when FAILED or CANCELLED
+     * @param cancel the cancel (R23), only when WAITING or RUNNING
      */
-    @JsonbPropertyOrder({"self", "result", "retry"})
-    public record Links(URI self, URI result, URI retry) {
+    @JsonbPropertyOrder({"self", "result", "retry", "cancel"})
+    public record Links(URI self, URI result, URI retry, URI cancel) {
     }
 
     /** @return the JSON form of a ledger row, links built by {@link ApiLinks} (never from the Host header) */
@@ -46,10 +52,13 @@ public record TaskJson(UUID id, TaskKind kind, UUID teamId, UUID ownerId, TaskSc
         boolean fileOffered = t.kind() == TaskKind.EXPORT && t.status() == TaskStatus.COMPLETED
                 && (t.expiresAt() == null || links.now().isBefore(t.expiresAt()));
         URI result = fileOffered ? links.api("tasks/" + t.id() + "/result") : null;
-        URI retry = t.status() == TaskStatus.FAILED ? links.api("tasks/" + t.id() + "/retry") : null;
+        boolean retryable = t.status() == TaskStatus.FAILED || t.status() == TaskStatus.CANCELLED;
+        URI retry = retryable ? links.api("tasks/" + t.id() + "/retry") : null;
+        boolean cancellable = t.status() == TaskStatus.WAITING || t.status() == TaskStatus.RUNNING;
+        URI cancel = cancellable ? links.api("tasks/" + t.id() + "/cancel") : null;
         return new TaskJson(t.id(), t.kind(), t.teamId(), t.ownerId(), t.scope(), filters(t.filters()), t.status(),
                 t.run(), t.run() + 1, t.attempts(), t.progress(), t.lastError(), t.resultSummary(), t.expiresAt(),
-                t.createdAt(), t.updatedAt(), new Links(self, result, retry));
+                t.runAt(), t.cancelledAt(), t.cancelledBy(), t.createdAt(), t.updatedAt(), new Links(self, result, retry, cancel));
     }
 
     private static JsonObject filters(String json) {

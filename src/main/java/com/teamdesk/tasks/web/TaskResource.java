@@ -1,6 +1,7 @@
 package com.teamdesk.tasks.web;
 
-import com.teamdesk.tasks.task.BackgroundTask;
+import com.teamdesk.tasks.task.IdempotentRequest;
+import com.teamdesk.tasks.task.Submitted;
 import com.teamdesk.tasks.task.TaskResult;
 import com.teamdesk.tasks.task.TaskService;
 import jakarta.annotation.security.RolesAllowed;
@@ -10,12 +11,14 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
-/** One task: {@code /api/v1/tasks/{taskId}} (read, retry, download the export's CSV). */
+/** One task: {@code /api/v1/tasks/{taskId}} (read, retry, cancel, download the export's CSV). */
 @Path("tasks/{taskId}")
 @RolesAllowed(RestApplication.MEMBER)
 @Produces(MediaType.APPLICATION_JSON)
@@ -32,6 +35,9 @@ public class TaskResource {
     @Inject
     ApiLinks links;
 
+    @Context
+    HttpHeaders headers;
+
     /** @return the task, if the caller may see it (else 404) */
     @GET
     @Operation(summary = "Get a task")
@@ -39,13 +45,39 @@ public class TaskResource {
         return TaskJson.of(tasks.get(user.id(), id(taskId)), links);
     }
 
-    /** R15/R16: a new run of a FAILED task; 202 means accepted, not "file ready". */
+    /** R15/R16: a new run of a FAILED or CANCELLED task; 202 means accepted, not "file ready". Honours Idempotency-Key (R25). */
     @POST
     @Path("retry")
-    @Operation(summary = "Retry a FAILED task as a new run (202; 409 task.not_failed otherwise)")
+    @Operation(summary = "Retry a FAILED or CANCELLED task as a new run (202; 409 task.not_failed otherwise)")
     public Response retry(@PathParam("taskId") String taskId) {
-        BackgroundTask t = tasks.retry(user.id(), id(taskId));
-        return Response.accepted(TaskJson.of(t, links)).location(links.task(t.id())).build();
+        UUID id = id(taskId);
+        return answer(tasks.retry(user.id(), id, idempotency("tasks/" + id + "/retry")), links);
+    }
+
+    /**
+     * R23: cancels a WAITING or RUNNING task (200 with the task); an already CANCELLED one answers 200
+     * unchanged; COMPLETED or FAILED → 409 {@code task.not_cancellable}. Honours Idempotency-Key (R25).
+     */
+    @POST
+    @Path("cancel")
+    @Operation(summary = "Cancel a WAITING or RUNNING task (200; 409 task.not_cancellable when COMPLETED or FAILED)")
+    public Response cancel(@PathParam("taskId") String taskId) {
+        UUID id = id(taskId);
+        return answer(tasks.cancel(user.id(), id, idempotency("tasks/" + id + "/cancel")), links);
+    }
+
+    /**
+     * @return the HTTP answer of a create, retry or cancel: its status (a replay's original one), the
+     *         task, {@code Location} of the task, and {@code Idempotent-Replayed: true} on a replay
+     */
+    static Response answer(Submitted s, ApiLinks links) {
+        Response.ResponseBuilder b = Response.status(s.status()).entity(TaskJson.of(s.task(), links))
+                .location(links.task(s.task().id()));
+        return (s.replayed() ? b.header("Idempotent-Replayed", "true") : b).build();
+    }
+
+    private IdempotentRequest idempotency(String path) {
+        return IdempotentRequest.of(user.id(), headers.getHeaderString(TeamTaskResource.IDEMPOTENCY_KEY), "POST", path, "");
     }
 
     /** @return the CSV of a completed export as an attachment (409 not completed, 410 expired) */

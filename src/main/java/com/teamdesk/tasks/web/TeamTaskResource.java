@@ -1,7 +1,7 @@
 package com.teamdesk.tasks.web;
 
 import com.teamdesk.tasks.common.InvalidInputException;
-import com.teamdesk.tasks.task.BackgroundTask;
+import com.teamdesk.tasks.task.IdempotentRequest;
 import com.teamdesk.tasks.task.NewTaskRequest;
 import com.teamdesk.tasks.task.TaskService;
 import jakarta.annotation.security.RolesAllowed;
@@ -29,8 +29,10 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 @RolesAllowed(RestApplication.MEMBER)
 @Produces(MediaType.APPLICATION_JSON)
 public class TeamTaskResource {
+    /** The request header of R25 (IETF httpapi draft "The Idempotency-Key HTTP Header Field"). */
+    public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
     private static final Set<String> CREATE_FIELDS =
-            Set.of("kind", "scope", "filters", "timeZone", "ticketId", "message", "recipients");
+            Set.of("kind", "scope", "filters", "timeZone", "ticketId", "message", "recipients", "runAt");
 
     @Inject
     TaskService tasks;
@@ -48,32 +50,36 @@ public class TeamTaskResource {
     HttpHeaders headers;
 
     /**
-     * Asks for an export or a reminder.
+     * Asks for an export or a reminder, now or at {@code runAt} (R24), at most once per
+     * {@code Idempotency-Key} (R25).
      *
-     * @param body export {@code {kind, scope?, filters?, timeZone?}} or reminder
-     *             {@code {kind, ticketId, message, recipients?}}
-     * @return 202 Accepted with {@code Location} of the task and the task (WAITING): accepted, not done
+     * @param body export {@code {kind, scope?, filters?, timeZone?, runAt?}} or reminder
+     *             {@code {kind, ticketId, message, recipients?, runAt?}}
+     * @return 202 Accepted with {@code Location} of the task and the task (WAITING): accepted, not done;
+     *         a replay of the same key and body answers the same task with the same status and Location
      */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    @Operation(summary = "Create an export or reminder task (202 Accepted)")
+    @Operation(summary = "Create an export or reminder task (202 Accepted); runAt schedules it; Idempotency-Key submits it once")
     public Response create(@PathParam("teamId") String teamId, InputStream body) {
         UUID team = RequestInput.pathId(teamId, "team.not_found");
         JsonObject o = RequestInput.object(body, headers.getMediaType(), CREATE_FIELDS, limits);
         NewTaskRequest req = new NewTaskRequest(RequestInput.string(o, "kind"), RequestInput.string(o, "scope"),
                 filters(o), RequestInput.string(o, "timeZone"), RequestInput.string(o, "ticketId"),
-                RequestInput.string(o, "message"), RequestInput.string(o, "recipients"));
-        BackgroundTask t = tasks.create(user.id(), team, req);
-        return Response.accepted(TaskJson.of(t, links)).location(links.task(t.id())).build();
+                RequestInput.string(o, "message"), RequestInput.string(o, "recipients"), RequestInput.string(o, "runAt"));
+        IdempotentRequest idem = IdempotentRequest.of(user.id(), headers.getHeaderString(IDEMPOTENCY_KEY), "POST",
+                "teams/" + team + "/tasks", o.toString());
+        return TaskResource.answer(tasks.create(user.id(), team, req, idem), links);
     }
 
     /** One page of the team's tasks the caller may see, newest first. */
     @GET
-    @Operation(summary = "List the team's tasks the caller may see (status, kind; keyset paging)")
+    @Operation(summary = "List the team's tasks the caller may see (status, kind, scheduled; keyset paging)")
     public PageJson<TaskJson> list(@PathParam("teamId") String teamId, @QueryParam("status") String status,
-            @QueryParam("kind") String kind, @QueryParam("limit") String limit, @QueryParam("cursor") String cursor) {
+            @QueryParam("kind") String kind, @QueryParam("scheduled") String scheduled, @QueryParam("limit") String limit,
+            @QueryParam("cursor") String cursor) {
         UUID team = RequestInput.pathId(teamId, "team.not_found");
-        return PageJson.of(tasks.list(user.id(), team, status, kind, RequestInput.limit(limit), cursor),
+        return PageJson.of(tasks.list(user.id(), team, status, kind, scheduled, RequestInput.limit(limit), cursor),
                 t -> TaskJson.of(t, links));
     }
 

@@ -103,6 +103,8 @@ class AuthorizationMatrixIT {
         Expect ticketNotFound = new Expect(404, "ticket.not_found");
         Expect taskNotFound = new Expect(404, "task.not_found");
         Expect notFailed = new Expect(409, "task.not_failed");
+        Expect notCancellable = new Expect(409, "task.not_cancellable");
+        String waitingExport = "{\"timeZone\":\"UTC\"}";
         String exportSelf = "{\"kind\":\"EXPORT\",\"scope\":\"SELF\",\"filters\":{\"status\":[\"OPEN\"]}}";
         String exportTeam = "{\"kind\":\"EXPORT\",\"scope\":\"TEAM\"}";
 
@@ -144,6 +146,16 @@ class AuthorizationMatrixIT {
                 endpoint("POST retry of the customer's non-failed task",
                         tok -> api.post("tasks/" + customersWaiting + "/retry", tok, null),
                         notFailed, notFailed, notFailed, taskNotFound),
+                endpoint("POST cancel of the owner's waiting task", tok -> api.post("tasks/"
+                        + data.task(t.id(), t.owner(), "EXPORT", "TEAM", "WAITING", waitingExport, null) + "/cancel", tok, null),
+                        Expect.ok(200), Expect.ok(200), taskNotFound, taskNotFound),
+                endpoint("POST cancel of the customer's waiting task", tok -> api.post("tasks/"
+                        + data.task(t.id(), t.customer(), "EXPORT", "SELF", "WAITING", waitingExport, null) + "/cancel", tok, null),
+                        Expect.ok(200), Expect.ok(200), Expect.ok(200), taskNotFound),
+                endpoint("POST cancel of the owner's completed export", tok -> api.post("tasks/" + ownersExport + "/cancel",
+                        tok, null), notCancellable, notCancellable, taskNotFound, taskNotFound),
+                endpoint("POST cancel of the customer's completed export", tok -> api.post("tasks/" + customersExport
+                        + "/cancel", tok, null), notCancellable, notCancellable, notCancellable, taskNotFound),
                 endpoint("GET result of the owner's TEAM export", tok -> api.get("tasks/" + ownersExport + "/result", tok),
                         Expect.ok(200), Expect.ok(200), taskNotFound, taskNotFound),
                 endpoint("GET result of the customer's SELF export", tok -> api.get("tasks/" + customersExport + "/result", tok),

@@ -11,6 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntConsumer;
 import java.util.logging.Handler;
 import java.util.logging.Level;
@@ -85,6 +87,34 @@ class ExecutionProgressTest {
         }
         assertEquals(9, job.reports.size(), "a transient error does not stop the reports");
         assertEquals(2, warnings(), "one warning before and one after the report that succeeded");
+    }
+
+    /**
+     * R23: an export checks its lease (a lease-checked progress write) at least every
+     * {@code lease-check-ms} of work, whatever its batch size: per-row calls write only when due.
+     */
+    @Test
+    void theLeaseIsCheckedOnceTheIntervalOfWorkHasPassed() {
+        AtomicLong nanos = new AtomicLong();
+        JdbcTaskLedger ledger = new JdbcTaskLedger() {
+            @Override
+            public void writeProgress(Lease lease, int progress, Instant now) {
+                ledgerWrites.add(progress);
+            }
+        };
+        Execution ex = new Execution(null, new Lease(UUID.randomUUID(), 0, UUID.randomUUID(), 1), new QueueJob(p -> { }),
+                ledger, Clock.fixed(Instant.EPOCH, ZoneOffset.UTC), (point, l) -> { }, nanos::get, 1000);
+        for (int row = 0; row < 1000; row++) {
+            ex.checkLeaseIfDue(0);
+            nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(10)); // 10 ms of work per row
+        }
+        assertEquals(9, ledgerWrites.size(), "one write per second of work (at 1 s, 2 s, ... 9 s): " + ledgerWrites);
+        ex.progress(40);
+        ex.checkLeaseIfDue(10);
+        assertEquals(10, ledgerWrites.size(), "a progress write restarts the interval");
+        nanos.addAndGet(TimeUnit.SECONDS.toNanos(1));
+        ex.checkLeaseIfDue(10);
+        assertEquals(40, ledgerWrites.get(ledgerWrites.size() - 1), "progress never goes back");
     }
 
     private long warnings() {

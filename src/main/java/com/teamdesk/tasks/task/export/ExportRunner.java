@@ -32,7 +32,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 /**
  * Runs an EXPORT (R13). Memory stays flat in the row count: batches of {@code batch-size} rows
  * (default 500) are read by keyset and streamed to a temporary file, which the final write
- * streams into the ledger.
+ * streams into the ledger. Besides the progress write after each batch, the execution makes a
+ * lease-checked write at least every {@code teamdesk.task.lease-check-ms} (1 s) of work, so that a
+ * cancel (R23), a takeover or the run timeout (R26) stops it within about a second.
  */
 @ApplicationScoped
 public class ExportRunner implements TaskRunner {
@@ -112,8 +114,11 @@ public class ExportRunner implements TaskRunner {
                         : tickets.readBatch(task.teamId(), visibleTo, filter, null, null, batchSize);
                 while (!batch.isEmpty()) {
                     ex.pause(PausePoint.EXPORT_AFTER_BATCH_READ);
+                    int base = (int) Math.min(99, written * 100 / Math.max(total, written));
                     for (TicketRow row : batch) {
                         csv.write(row);
+                        // R23: a lease-checked write at least every ~1 s of work, whatever the batch size.
+                        ex.checkLeaseIfDue(base);
                     }
                     written += batch.size();
                     if (written > maxRows) {

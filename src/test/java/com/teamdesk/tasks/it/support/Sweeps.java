@@ -2,11 +2,13 @@ package com.teamdesk.tasks.it.support;
 
 import com.teamdesk.tasks.platform.Transactions;
 import com.teamdesk.tasks.platform.TxSite;
+import com.teamdesk.tasks.task.IdempotencyKeys;
 import com.teamdesk.tasks.task.TaskDispatcher;
 import com.teamdesk.tasks.task.TaskJobId;
 import com.teamdesk.tasks.task.TaskRecovery;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.time.Clock;
 import java.util.List;
 import java.util.UUID;
 
@@ -28,6 +30,12 @@ public class Sweeps {
     @Inject
     TaskRecovery recovery;
 
+    @Inject
+    IdempotencyKeys idempotencyKeys;
+
+    @Inject
+    Clock clock;
+
     /** One R18 batch, as a dispatch tick runs it. */
     public int dispatchDue(int limit) {
         return transactions.inNewTransaction(TxSite.TIMER, () -> dispatcher.dispatchDue(limit));
@@ -46,6 +54,16 @@ public class Sweeps {
     /** One R20 batch, as a recovery tick runs it. */
     public int reconcile(int limit) {
         return transactions.inNewTransaction(TxSite.TIMER, () -> recovery.reconcile(limit));
+    }
+
+    /** One R23 batch of the cancelled-run reconciliation, as a recovery tick runs it. */
+    public int reconcileCancelled(int limit) {
+        return transactions.inNewTransaction(TxSite.TIMER, () -> recovery.reconcileCancelled(limit));
+    }
+
+    /** One R25 batch of the expired Idempotency-Key sweep, as its tick runs it. */
+    public int purgeIdempotencyKeys(int limit) {
+        return transactions.inNewTransaction(TxSite.TIMER, () -> idempotencyKeys.purgeExpired(clock.instant(), limit));
     }
 
     /** One R13 purge batch, as a purge tick runs it. */

@@ -1,0 +1,42 @@
+package com.teamdesk.tasks.task;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * R26: the maximum run time of one execution, per kind (MicroProfile Config, milliseconds):
+ * {@code teamdesk.task.export.timeout-ms} (default 10 min) and
+ * {@code teamdesk.task.reminder.timeout-ms} (default 1 min). Measured on the application clock
+ * from the claim.
+ */
+@ApplicationScoped
+public class RunTimeouts {
+
+    @Inject
+    @ConfigProperty(name = "teamdesk.task.export.timeout-ms", defaultValue = "600000")
+    long exportMs;
+
+    @Inject
+    @ConfigProperty(name = "teamdesk.task.reminder.timeout-ms", defaultValue = "60000")
+    long reminderMs;
+
+    /** @return the run timeout of {@code kind} */
+    public Duration of(TaskKind kind) {
+        return Duration.ofMillis(kind == TaskKind.EXPORT ? exportMs : reminderMs);
+    }
+
+    /** @return a human phrase of the limit for {@code lastError}, e.g. "10 minutes" */
+    public static String describe(Duration limit) {
+        long s = limit.toSeconds();
+        if (s == 0) {
+            return limit.toMillis() + " ms";
+        }
+        if (s >= 60 && s % 60 == 0) {
+            long m = s / 60;
+            return m == 1 ? "1 minute" : m + " minutes";
+        }
+        return s == 1 ? "1 second" : s + " seconds";
+    }
+}
