@@ -633,6 +633,11 @@ public final class Worker implements AutoCloseable {
             return claimed.attemptsStarted();
         }
 
+        @Override
+        public String workerId() {
+            return workerId;
+        }
+
         String token() {
             return claimed.token();
         }

@@ -55,7 +55,7 @@ public class TaskProcessor implements JobProcessor {
     public void process(Job job) throws Exception {
         TaskJobId jobId = TaskJobId.parse(job.id());
         Optional<JdbcTaskLedger.Claim> claim = ledger.claim(jobId.taskId(), jobId.run(), job.attemptsMade(),
-                clock.instant());
+                job.workerId(), clock.instant());
         if (claim.isEmpty()) {
             LOG.info(() -> "task.claim skipped " + jobId + ": not WAITING/RUNNING at this run");
             return;
