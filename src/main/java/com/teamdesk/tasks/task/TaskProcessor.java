@@ -7,6 +7,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Optional;
@@ -49,6 +50,9 @@ public class TaskProcessor implements JobProcessor {
     @Inject
     Instance<TaskRunner> runnerBeans;
 
+    @Inject
+    TaskMetrics metrics;
+
     private volatile Map<TaskKind, TaskRunner> runners;
 
     @Override
@@ -61,14 +65,23 @@ public class TaskProcessor implements JobProcessor {
             return;
         }
         Lease lease = claim.get().lease();
-        Execution execution = new Execution(claim.get().task(), lease, job, ledger, clock, pausePoints);
+        BackgroundTask task = claim.get().task();
+        long started = System.nanoTime();
+        if (lease.attempts() == 1 && task.runAt() != null) {
+            metrics.queueWait(task.kind(), Duration.between(task.runAt(), task.updatedAt()));
+        }
+        Execution execution = new Execution(task, lease, job, ledger, clock, pausePoints);
         try {
             execution.pause(PausePoint.AFTER_CLAIM);
-            runner(claim.get().task().kind()).run(execution);
+            runner(task.kind()).run(execution);
+            metrics.completed(task.kind());
         } catch (LeaseLost e) {
+            metrics.leaseLost();
             LOG.info(() -> "task.lease_lost " + jobId + ": " + e.getMessage());
         } catch (Exception e) {
             onFailure(execution, job, e);
+        } finally {
+            metrics.runDuration(task.kind(), Duration.ofNanos(System.nanoTime() - started));
         }
     }
 
@@ -95,6 +108,7 @@ public class TaskProcessor implements JobProcessor {
         LOG.log(isFinal ? Level.WARNING : Level.INFO, "task.execution_failed {0} attempt {1} final={2}: {3}",
                 new Object[] {job.id(), lease.attempts(), isFinal, error.toString()});
         if (isFinal) {
+            metrics.failed(execution.task().kind());
             throw new UnrecoverableJobException(lastError, error);
         }
         throw error;

@@ -26,6 +26,7 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -58,6 +59,9 @@ public class TaskService {
 
     @Inject
     Clock clock;
+
+    @Inject
+    TaskMetrics metrics;
 
     @PersistenceContext(unitName = "teamdesk")
     EntityManager em;
@@ -105,6 +109,7 @@ public class TaskService {
         UUID id = UUID.randomUUID();
         Instant now = clock.instant();
         ledger.insert(id, kind, teamId, callerId, scope, params, now, now);
+        metrics.created(kind);
         dispatchNow(id);
         return ledger.find(id).orElseThrow();
     }
@@ -169,6 +174,28 @@ public class TaskService {
         BackgroundTask retried = ledger.retry(taskId, task.run(), clock.instant()).orElseThrow(() -> notFailed(task));
         dispatchNow(taskId);
         return ledger.find(taskId).orElse(retried);
+    }
+
+    /**
+     * R15/R16 retry by an operator (issue 14, bulk retry): as a member's retry, without the caller's
+     * team check, and never restoring a lost permission of the owner.
+     *
+     * @return empty when retried; else why not ({@code permission_lost}, {@code not_failed})
+     */
+    public Optional<String> retryByOperator(UUID taskId) {
+        BackgroundTask task = ledger.find(taskId).orElse(null);
+        if (task == null || task.status() != TaskStatus.FAILED) {
+            return Optional.of("not_failed");
+        }
+        Role ownerRole = access.roleOf(task.teamId(), task.ownerId()).orElse(null);
+        if (ownerRole == null || (task.scope() == TaskScope.TEAM && !ownerRole.isStaff())) {
+            return Optional.of("permission_lost");
+        }
+        if (ledger.retry(taskId, task.run(), clock.instant()).isEmpty()) {
+            return Optional.of("not_failed");
+        }
+        dispatchNow(taskId);
+        return Optional.empty();
     }
 
     /**

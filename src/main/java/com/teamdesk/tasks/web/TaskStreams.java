@@ -5,6 +5,7 @@ import com.teamdesk.tasks.common.TooManyRequestsException;
 import com.teamdesk.tasks.task.BackgroundTask;
 import com.teamdesk.tasks.task.JdbcTaskLedger;
 import com.teamdesk.tasks.task.JdbcTaskLedger.Versioned;
+import com.teamdesk.tasks.task.TaskMetrics;
 import com.teamdesk.tasks.task.TaskService;
 import com.teamdesk.tasks.task.TaskStatus;
 import com.teamdesk.tasks.task.live.TaskChangeListener;
@@ -83,6 +84,9 @@ public class TaskStreams {
 
     @Inject
     ApiLinks links;
+
+    @Inject
+    TaskMetrics metrics;
 
     @Resource
     ManagedThreadFactory threadFactory;
@@ -207,6 +211,7 @@ public class TaskStreams {
                     "You have " + maxPerUser + " event streams open; close one first.");
         }
         streams.put(s, Boolean.TRUE);
+        metrics.streams(1);
         return s;
     }
 
@@ -214,6 +219,7 @@ public class TaskStreams {
         if (s.released.compareAndSet(false, true)) {
             streams.remove(s);
             open.decrementAndGet();
+            metrics.streams(-1);
             AtomicInteger mine = perUser.get(s.user);
             if (mine != null) {
                 mine.decrementAndGet();
