@@ -47,6 +47,16 @@ public class TaskMetrics {
                     .withDescription("Jobs in the Redis queue by state (read at most every 2 s)").build(), this,
                     m -> m.queueCount(state), new Tag("state", state.name().toLowerCase(java.util.Locale.ROOT)));
         }
+        // Every series from the start, so dashboards and alerts see zeros rather than gaps.
+        for (TaskKind kind : TaskKind.values()) {
+            counter("teamdesk_tasks_created", "Tasks created", "kind", kind.name());
+            counter("teamdesk_tasks_completed", "Runs completed", "kind", kind.name());
+            counter("teamdesk_tasks_failed", "Runs failed for good", "kind", kind.name());
+            counter("teamdesk_tasks_cancelled", "Tasks cancelled", "kind", kind.name());
+        }
+        for (String timer : java.util.List.of("dispatch", "recovery", "purge")) {
+            sweep(timer, Duration.ZERO, 0);
+        }
     }
 
     /** A task was created. */
