@@ -33,7 +33,7 @@ echo "first run:  $first"
 echo "second run: $second"
 [ "$second" = "INSERT 0 0 INSERT 0 0 INSERT 0 0 INSERT 0 0 INSERT 0 0 " ] || { echo "FAIL  second run inserted rows"; fail=1; }
 
-check users 7 "SELECT count(*) FROM app_user"
+check users 8 "SELECT count(*) FROM app_user"
 check teams 2 "SELECT count(*) FROM team"
 check memberships 7 "SELECT count(*) FROM membership"
 check "tickets of demo" 3000 "SELECT count(*) FROM ticket WHERE team_id = '7ea40000-0000-4000-8000-000000000001'"

@@ -1,4 +1,4 @@
--- TeamDesk demo data: 7 users, 2 teams, their memberships, 3000 tickets in team "demo"
+-- TeamDesk demo data: 8 users (ops: an operator, member of no team), 2 teams, their memberships, 3000 tickets in team "demo"
 -- and 6 in team "other".
 --
 -- Idempotent: every id is fixed or derived from md5 of a fixed string, and every INSERT
@@ -24,7 +24,8 @@ INSERT INTO app_user (id, username, display_name) VALUES
     ('05e40000-0000-4000-8000-000000000004', 'dana', 'Dana Whitfield'),
     ('05e40000-0000-4000-8000-000000000005', 'eli',  'Eli Navarro'),
     ('05e40000-0000-4000-8000-000000000006', 'fang', 'Fang Li'),
-    ('05e40000-0000-4000-8000-000000000007', 'zed',  'Zed Okafor')
+    ('05e40000-0000-4000-8000-000000000007', 'zed',  'Zed Okafor'),
+    ('05e40000-0000-4000-8000-000000000008', 'ops',  'Ops On Call')
 ON CONFLICT DO NOTHING;
 
 INSERT INTO team (id, slug, name) VALUES

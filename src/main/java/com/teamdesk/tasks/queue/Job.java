@@ -21,6 +21,14 @@ public interface Job {
     int attemptsStarted();
 
     /**
+     * @return the id of the worker running this execution (its heartbeat id, R22), or null when the job is
+     *         not run by a {@link Worker} (tests and tools)
+     */
+    default String workerId() {
+        return null;
+    }
+
+    /**
      * Records progress on the job, checking atomically (one Lua script) that this execution still holds
      * the job's lock (R6), then notifies the worker's listeners ({@link WorkerListener#progress}).
      *

@@ -111,6 +111,16 @@ public final class Queue {
     }
 
     /**
+     * Every worker seen in the last day (R22): live ones (heartbeat key present) first, then gone ones
+     * (heartbeat expired or deleted at close) with their last published info.
+     *
+     * @return the workers, live first
+     */
+    public List<WorkerInfo> workers() {
+        return store.workers(System.currentTimeMillis(), 86_400_000L);
+    }
+
+    /**
      * Deletes every key of this queue (tests). Not atomic: do not run it while workers of the queue run.
      */
     public void obliterate() {

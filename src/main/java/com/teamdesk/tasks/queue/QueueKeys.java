@@ -103,6 +103,14 @@ public final class QueueKeys {
     }
 
     /**
+     * @return HASH worker id → the worker's last published {@link WorkerInfo} (no TTL): what operators see of
+     *         workers whose heartbeat expired ("gone"); entries older than a day are pruned on read
+     */
+    public String workersSeen() {
+        return base + "workers-seen";
+    }
+
+    /**
      * @param workerId the worker id
      * @return STRING heartbeat of one worker, with a TTL (R22)
      */

@@ -356,8 +356,8 @@ final class QueueScripts {
 
     /*
      * heartbeat (R22): publishes (TTL > 0) or deletes (TTL = 0) a worker's heartbeat key and registers the id.
-     *   KEYS[1] heartbeat key  KEYS[2] workers set
-     *   ARGV[1] worker id  ARGV[2] TTL ms  ARGV[3] value (who the worker is)
+     *   KEYS[1] heartbeat key  KEYS[2] workers set  KEYS[3] workers-seen hash (optional)
+     *   ARGV[1] worker id  ARGV[2] TTL ms  ARGV[3] value (the worker's info, JSON); also kept in KEYS[3]
      *   Reply: 1
      */
     static final LuaScript HEARTBEAT = new LuaScript("heartbeat", """
@@ -367,6 +367,9 @@ final class QueueScripts {
             else
               redis.call('DEL', KEYS[1])
               redis.call('SREM', KEYS[2], ARGV[1])
+            end
+            if KEYS[3] and ARGV[3] ~= '' then
+              redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
             end
             return 1
             """);

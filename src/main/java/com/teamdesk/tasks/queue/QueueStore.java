@@ -251,12 +251,28 @@ final class QueueStore {
     }
 
     void heartbeat(String workerId, long ttlMs, String value) {
-        QueueScripts.HEARTBEAT.eval(redis, List.of(keys.worker(workerId), keys.workers()),
+        QueueScripts.HEARTBEAT.eval(redis, List.of(keys.worker(workerId), keys.workers(), keys.workersSeen()),
                 List.of(workerId, Long.toString(ttlMs), value));
     }
 
-    void removeHeartbeat(String workerId) {
-        heartbeat(workerId, 0, "");
+    void removeHeartbeat(String workerId, String lastValue) {
+        heartbeat(workerId, 0, lastValue);
+    }
+
+    /** @return every worker seen within {@code keepMs}, live or gone; older entries are deleted */
+    List<WorkerInfo> workers(long nowMs, long keepMs) {
+        Set<String> live = liveWorkers();
+        List<WorkerInfo> out = new java.util.ArrayList<>();
+        for (Map.Entry<String, String> e : redis.hgetAll(keys.workersSeen()).entrySet()) {
+            WorkerInfo info = WorkerInfo.parse(e.getKey(), e.getValue(), live.contains(e.getKey()));
+            if (!info.live() && (info.lastBeatMs() < nowMs - keepMs)) {
+                redis.hdel(keys.workersSeen(), e.getKey());
+            } else {
+                out.add(info);
+            }
+        }
+        out.sort(java.util.Comparator.comparing(WorkerInfo::live).reversed().thenComparing(WorkerInfo::id));
+        return out;
     }
 
     // ---- operator look-ups ----------------------------------------------------------------------------

@@ -518,11 +518,12 @@ public final class Worker implements AutoCloseable {
      * found the key missing); deletes it when the worker stops.
      */
     private void heartbeatLoop() {
-        String who = ManagementFactory.getRuntimeMXBean().getName() + " concurrency=" + options.concurrency();
+        String who = ManagementFactory.getRuntimeMXBean().getName();
+        long startedAt = System.currentTimeMillis();
         long periodMs = Math.max(1, options.heartbeatTtlMs() / 3);
         do {
             try {
-                store.heartbeat(workerId, options.heartbeatTtlMs(), who);
+                store.heartbeat(workerId, options.heartbeatTtlMs(), info(who, startedAt, true).toJson());
                 lastBeatNanos = System.nanoTime();
                 beaten = true;
             } catch (RuntimeException e) {
@@ -530,11 +531,19 @@ public final class Worker implements AutoCloseable {
             }
         } while (!awaitBeatRequest(periodMs));
         try {
-            store.removeHeartbeat(workerId);
+            store.removeHeartbeat(workerId, info(who, startedAt, false).toJson());
         } catch (RuntimeException e) {
             LOG.warn("worker {}: could not delete its heartbeat; it expires in {} ms", workerId,
                     options.heartbeatTtlMs(), e);
         }
+    }
+
+    private WorkerInfo info(String who, long startedAt, boolean live) {
+        int busy;
+        synchronized (slotMonitor) {
+            busy = busySlots;
+        }
+        return new WorkerInfo(workerId, who, startedAt, options.concurrency(), busy, System.currentTimeMillis(), live);
     }
 
     /** Waits up to {@code ms} for a beat request; @return true when the worker stopped. */
@@ -631,6 +640,11 @@ public final class Worker implements AutoCloseable {
         @Override
         public int attemptsStarted() {
             return claimed.attemptsStarted();
+        }
+
+        @Override
+        public String workerId() {
+            return workerId;
         }
 
         String token() {

@@ -44,6 +44,9 @@ public class JdbcTaskLedger {
             + " execution_id, dispatched_at, run_at, last_error, encode(sha256(result_csv), 'hex'),"
             + " octet_length(result_csv), result_summary, expires_at, created_at, updated_at, cancelled_at, cancelled_by";
 
+    /** How many columns {@link #COLUMNS} selects; a column appended after them is {@code COLUMN_COUNT + 1}. */
+    static final int COLUMN_COUNT = 22;
+
     private static final String LEASE = " WHERE id = ? AND run = ? AND execution_id = ? AND status = 'RUNNING'";
 
     @Resource(lookup = SchemaMigration.DATASOURCE)
@@ -76,11 +79,21 @@ public class JdbcTaskLedger {
      *         finished task), in which case the execution must return quietly
      */
     public Optional<Claim> claim(UUID taskId, int run, int attemptsMade, Instant now) {
+        return claim(taskId, run, attemptsMade, null, now);
+    }
+
+    /**
+     * R7 claim as {@link #claim(UUID, int, int, Instant)}, recording which queue worker claimed the run
+     * ({@code claimed_by}, shown to operators next to the lease age).
+     *
+     * @param claimedBy the claiming worker's id ({@link com.teamdesk.tasks.queue.Job#workerId()}), or null
+     */
+    public Optional<Claim> claim(UUID taskId, int run, int attemptsMade, String claimedBy, Instant now) {
         UUID executionId = UUID.randomUUID();
         Optional<BackgroundTask> row = queryOne("UPDATE background_task SET status = 'RUNNING', execution_id = ?,"
-                + " attempts = ?, progress = 0, updated_at = ?"
+                + " attempts = ?, progress = 0, claimed_by = ?, updated_at = ?"
                 + " WHERE id = ? AND run = ? AND status IN ('WAITING', 'RUNNING') RETURNING " + COLUMNS,
-                executionId, attemptsMade + 1, now, taskId, run);
+                executionId, attemptsMade + 1, claimedBy, now, taskId, run);
         return row.map(t -> new Claim(t, new Lease(taskId, run, executionId, attemptsMade + 1,
                 timeouts == null ? null : now.plus(timeouts.of(t.kind())))));
     }
@@ -343,6 +356,46 @@ public class JdbcTaskLedger {
         return query(sql.toString(), args.toArray());
     }
 
+    /**
+     * The row with its change sequence (the event id of live streams, issue 14).
+     *
+     * @return the row and its {@code change_seq}, or empty when no task has this id
+     */
+    public Optional<Versioned> findVersioned(UUID id) {
+        List<Versioned> rows = queryVersioned("SELECT " + COLUMNS + ", change_seq FROM background_task WHERE id = ?", id);
+        return rows.stream().findFirst();
+    }
+
+    /**
+     * Rows of a team changed after a change sequence, oldest change first: what a live stream
+     * reconnecting with {@code Last-Event-ID} missed.
+     *
+     * @param ownerOnly when not null, only tasks owned by this user (what a customer may see)
+     * @param limit     at most this many rows
+     */
+    public List<Versioned> changedSince(UUID teamId, UUID ownerOnly, long afterSeq, int limit) {
+        String sql = "SELECT " + COLUMNS + ", change_seq FROM background_task WHERE team_id = ? AND change_seq > ?"
+                + (ownerOnly == null ? "" : " AND owner_id = ?") + " ORDER BY change_seq LIMIT ?";
+        Object[] args = ownerOnly == null ? new Object[] {teamId, afterSeq, limit}
+                : new Object[] {teamId, afterSeq, ownerOnly, limit};
+        return queryVersioned(sql, args);
+    }
+
+    private List<Versioned> queryVersioned(String sql, Object... args) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            bind(ps, 1, args);
+            try (ResultSet rs = ps.executeQuery()) {
+                List<Versioned> out = new ArrayList<>();
+                while (rs.next()) {
+                    out.add(new Versioned(rs.getLong(COLUMN_COUNT + 1), map(rs)));
+                }
+                return out;
+            }
+        } catch (SQLException e) {
+            throw new LedgerException("query", e);
+        }
+    }
+
     // ---- plumbing ----
 
     private void leaseChecked(Lease lease, String what, String sql, Object... head) {
@@ -465,6 +518,13 @@ public class JdbcTaskLedger {
     private static Instant instant(ResultSet rs, int col) throws SQLException {
         OffsetDateTime t = Jdbc.offsetDateTime(rs, col);
         return t == null ? null : t.toInstant();
+    }
+
+    /**
+     * A row and its change sequence: each write of a row takes a larger one, in commit order for that
+     * row (V4 trigger).
+     */
+    public record Versioned(long seq, BackgroundTask task) {
     }
 
     /** A claimed row and the lease of the execution that claimed it (R7). */

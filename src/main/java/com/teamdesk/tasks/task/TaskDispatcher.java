@@ -38,6 +38,9 @@ public class TaskDispatcher {
     JdbcTaskLedger ledger;
 
     @Inject
+    TaskMetrics metrics;
+
+    @Inject
     Queue queue;
 
     @Inject
@@ -76,9 +79,15 @@ public class TaskDispatcher {
     void reconcile(TaskJobId job, Instant now) {
         Optional<JobRecord> record = queue.getJob(job.toString());
         if (record.isEmpty()) {
+            metrics.reconciled("redispatched_missing");
             add(job, now, "missing in the queue");
             return;
         }
+        metrics.reconciled(switch (record.get().state()) {
+            case FAILED -> "failed";
+            case COMPLETED -> "redispatched_completed";
+            default -> "queued";
+        });
         switch (record.get().state()) {
             case FAILED -> {
                 if (ledger.failFromQueue(job, QUEUE_FAILED_MESSAGE, now)) {

@@ -7,6 +7,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Optional;
@@ -60,27 +61,39 @@ public class TaskProcessor implements JobProcessor {
     @Inject
     Instance<TaskRunner> runnerBeans;
 
+    @Inject
+    TaskMetrics metrics;
+
     private volatile Map<TaskKind, TaskRunner> runners;
 
     @Override
     public void process(Job job) throws Exception {
         TaskJobId jobId = TaskJobId.parse(job.id());
         Optional<JdbcTaskLedger.Claim> claim = ledger.claim(jobId.taskId(), jobId.run(), job.attemptsMade(),
-                clock.instant());
+                job.workerId(), clock.instant());
         if (claim.isEmpty()) {
             LOG.info(() -> "task.claim skipped " + jobId + ": not WAITING/RUNNING at this run");
             return;
         }
         Lease lease = claim.get().lease();
-        Execution execution = new Execution(claim.get().task(), lease, job, ledger, clock, pausePoints, System::nanoTime,
+        BackgroundTask task = claim.get().task();
+        long started = System.nanoTime();
+        if (lease.attempts() == 1 && task.runAt() != null) {
+            metrics.queueWait(task.kind(), Duration.between(task.runAt(), task.updatedAt()));
+        }
+        Execution execution = new Execution(task, lease, job, ledger, clock, pausePoints, System::nanoTime,
                 leaseCheckMs);
         try {
             execution.pause(PausePoint.AFTER_CLAIM);
-            runner(claim.get().task().kind()).run(execution);
+            runner(task.kind()).run(execution);
+            metrics.completed(task.kind());
         } catch (LeaseLost e) {
+            metrics.leaseLost();
             LOG.info(() -> "task.lease_lost " + jobId + ": " + e.getMessage());
         } catch (Exception e) {
             onFailure(execution, job, e);
+        } finally {
+            metrics.runDuration(task.kind(), Duration.ofNanos(System.nanoTime() - started));
         }
     }
 
@@ -108,6 +121,7 @@ public class TaskProcessor implements JobProcessor {
         LOG.log(isFinal ? Level.WARNING : Level.INFO, "task.execution_failed {0} attempt {1} final={2}: {3}",
                 new Object[] {job.id(), lease.attempts(), isFinal, error.toString()});
         if (isFinal) {
+            metrics.failed(execution.task().kind());
             throw new UnrecoverableJobException(lastError, error);
         }
         throw error;

@@ -2,6 +2,7 @@ package com.teamdesk.tasks.task;
 
 import com.teamdesk.tasks.queue.WorkerListener;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -12,6 +13,10 @@ import java.util.logging.Logger;
  */
 @ApplicationScoped
 public class TaskQueueListener implements WorkerListener {
+
+    @Inject
+    TaskMetrics metrics;
+
     private static final Logger LOG = Logger.getLogger(TaskQueueListener.class.getName());
 
     @Override
@@ -25,6 +30,7 @@ public class TaskQueueListener implements WorkerListener {
 
     @Override
     public void stalled(String jobId) {
+        metrics.stalled();
         TaskJobId job = parse(jobId);
         LOG.log(Level.WARNING, "task.stalled taskId={0} run={1}",
                 new Object[] {job == null ? jobId : job.taskId(), job == null ? "?" : job.run()});

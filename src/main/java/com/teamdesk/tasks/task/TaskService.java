@@ -82,6 +82,9 @@ public class TaskService {
     @ConfigProperty(name = "teamdesk.task.run-at-skew-s", defaultValue = "60")
     long runAtSkewS;
 
+    @Inject
+    TaskMetrics metrics;
+
     @PersistenceContext(unitName = "teamdesk")
     EntityManager em;
 
@@ -164,6 +167,7 @@ public class TaskService {
         if (raced.isPresent()) {
             return replay(raced.get());
         }
+        metrics.created(kind);
         if (!runAt.isAfter(now)) {
             dispatchNow(id);
         }
@@ -340,6 +344,7 @@ public class TaskService {
         if (cancelled.isPresent()) {
             BackgroundTask t = cancelled.get();
             LOG.info(() -> "task.cancelled " + t.jobId() + " by " + callerId);
+            metrics.cancelled(t.kind());
             dispatcher.removeQueued(TaskJobId.of(t.id(), t.run()));
             return new Submitted(t, OK, false);
         }
@@ -350,6 +355,28 @@ public class TaskService {
             }
         }
         return new Submitted(ledger.find(taskId).orElseThrow(TaskService::taskNotFound), OK, false);
+    }
+
+    /**
+     * R15/R16 retry by an operator (issue 14, bulk retry): as a member's retry, without the caller's
+     * team check, and never restoring a lost permission of the owner.
+     *
+     * @return empty when retried; else why not ({@code permission_lost}, {@code not_failed})
+     */
+    public Optional<String> retryByOperator(UUID taskId) {
+        BackgroundTask task = ledger.find(taskId).orElse(null);
+        if (task == null || task.status() != TaskStatus.FAILED) {
+            return Optional.of("not_failed");
+        }
+        Role ownerRole = access.roleOf(task.teamId(), task.ownerId()).orElse(null);
+        if (ownerRole == null || (task.scope() == TaskScope.TEAM && !ownerRole.isStaff())) {
+            return Optional.of("permission_lost");
+        }
+        if (ledger.retry(taskId, task.run(), clock.instant()).isEmpty()) {
+            return Optional.of("not_failed");
+        }
+        dispatchNow(taskId);
+        return Optional.empty();
     }
 
     /**

@@ -2,6 +2,9 @@ package com.teamdesk.tasks.task;
 
 import com.teamdesk.tasks.platform.Transactions;
 import com.teamdesk.tasks.platform.TxSite;
+import com.teamdesk.tasks.common.Jsons;
+import com.teamdesk.tasks.platform.InstanceId;
+import com.teamdesk.tasks.platform.RedisResources;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.ConcurrencyManagement;
@@ -17,12 +20,22 @@ import jakarta.ejb.TransactionManagement;
 import jakarta.ejb.TransactionManagementType;
 import jakarta.ejb.Timer;
 import jakarta.inject.Inject;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonObjectBuilder;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntSupplier;
 import java.util.logging.Level;
@@ -74,6 +87,15 @@ public class TaskTimers {
     Clock clock;
 
     @Inject
+    TimerPauses pauses;
+
+    @Inject
+    TaskMetrics metrics;
+
+    @Inject
+    RedisResources redis;
+
+    @Inject
     @ConfigProperty(name = "teamdesk.timers.enabled", defaultValue = "true")
     boolean enabled;
 
@@ -81,24 +103,31 @@ public class TaskTimers {
     @ConfigProperty(name = "teamdesk.dispatch.batch-size", defaultValue = "200")
     int batchSize;
 
-    private final Sweep dispatching = new Sweep("dispatch");
-    private final Sweep recovering = new Sweep("recovery");
-    private final Sweep purging = new Sweep("purge");
-    private final Sweep keyPurging = new Sweep("idempotency");
+    private final Sweep dispatching = new Sweep("dispatch", "every 5 s");
+    private final Sweep recovering = new Sweep("recovery", "every 15 s");
+    private final Sweep purging = new Sweep("purge", "every minute at :30");
+    private final Sweep keyPurging = new Sweep("idempotency", "every minute at :45");
+    /** Run-now requests waiting for their one-shot timeout, by token. */
+    private final Map<String, CompletableFuture<SweepStatus>> runNow = new ConcurrentHashMap<>();
 
     /**
      * What one sweep did on this instance: runs and failures since startup, consecutive failures,
      * and the last run's start, end, outcome and rows handled. Times come from the application
      * clock; {@code lastOutcome} is {@code "ok"}, {@code "failed: <error>"} or null before the first run.
+     * {@code schedule} is the timer's schedule in words, {@code skipped} counts ticks skipped because the sweep
+     * was paused (issue 14) and {@code paused} says whether it is paused now (for every instance).
      */
     public record SweepStatus(String name, long runs, long failures, long consecutiveFailures, Instant lastStart,
-            Instant lastEnd, String lastOutcome, int lastHandled, Instant nextTimeout) {
+            Instant lastEnd, String lastOutcome, int lastHandled, Instant nextTimeout, String schedule, long skipped,
+            boolean paused) {
     }
 
     /** Mutable state of one sweep; {@code running} keeps two ticks of it from overlapping. */
     private static final class Sweep {
         final String name;
+        final String schedule;
         final AtomicBoolean running = new AtomicBoolean();
+        volatile long skipped;
         volatile long runs;
         volatile long failures;
         volatile long consecutiveFailures;
@@ -107,8 +136,9 @@ public class TaskTimers {
         volatile String lastOutcome;
         volatile int lastHandled;
 
-        Sweep(String name) {
+        Sweep(String name, String schedule) {
             this.name = name;
+            this.schedule = schedule;
         }
     }
 
@@ -120,9 +150,28 @@ public class TaskTimers {
         }
     }
 
-    /** The enlistment probe on a timer thread (EnlistmentGuard); its verdict feeds the readiness check. */
+    /**
+     * One-shot timeouts: the enlistment probe on a timer thread (EnlistmentGuard; its verdict feeds the
+     * readiness check), or a run-now request of the operator API ({@link #runNow}).
+     */
     @Timeout
-    void probe() {
+    void probe(Timer timer) {
+        if (timer.getInfo() instanceof String info && info.startsWith(RUN_NOW)) {
+            String[] parts = info.split(" ");
+            CompletableFuture<SweepStatus> done = runNow.remove(parts[2]);
+            try {
+                Sweep sweep = sweepNamed(parts[1]);
+                boolean ran = sweep(sweep.name, sweep, body(sweep), true);
+                if (done != null) {
+                    done.complete(ran ? status(sweep.name) : null);
+                }
+            } catch (RuntimeException e) {
+                if (done != null) {
+                    done.completeExceptionally(e);
+                }
+            }
+            return;
+        }
         try {
             transactions.inNewTransaction(TxSite.TIMER, () -> null);
         } catch (RuntimeException e) {
@@ -132,23 +181,80 @@ public class TaskTimers {
 
     @Schedule(second = "*/5", minute = "*", hour = "*", persistent = false, info = "dispatch (R18)")
     void dispatch() {
-        sweep("dispatch", dispatching, () -> batches(() -> dispatcher.dispatchDue(batchSize)));
+        sweep("dispatch", dispatching, body(dispatching), false);
     }
 
     @Schedule(second = "*/15", minute = "*", hour = "*", persistent = false, info = "recovery (R19 stall recovery, R20 reconciliation)")
     void recover() {
-        sweep("recovery", recovering, () -> batches(() -> recovery.recoverStalled(batchSize).size())
-                + batches(() -> recovery.reconcile(batchSize)) + batches(() -> recovery.reconcileCancelled(batchSize)));
+        sweep("recovery", recovering, body(recovering), false);
     }
 
     @Schedule(second = "30", minute = "*", hour = "*", persistent = false, info = "purge (R13 expired CSVs)")
     void purge() {
-        sweep("purge", purging, () -> batches(() -> recovery.purgeExpiredResults(batchSize)));
+        sweep("purge", purging, body(purging), false);
+    }
+
+    private static final String RUN_NOW = "run-now ";
+
+    private IntSupplier body(Sweep sweep) {
+        return switch (sweep.name) {
+            case "dispatch" -> () -> batches(() -> dispatcher.dispatchDue(batchSize));
+            case "recovery" -> () -> {
+                int recovered = batches(() -> recovery.recoverStalled(batchSize).size());
+                metrics.recovered(recovered);
+                return recovered + batches(() -> recovery.reconcile(batchSize))
+                        + batches(() -> recovery.reconcileCancelled(batchSize));
+            };
+            case "idempotency" -> () -> batches(() -> idempotencyKeys.purgeExpired(clock.instant(), batchSize));
+            default -> () -> batches(() -> recovery.purgeExpiredResults(batchSize));
+        };
+    }
+
+    private Sweep sweepNamed(String name) {
+        for (Sweep s : List.of(dispatching, recovering, purging, keyPurging)) {
+            if (s.name.equals(name)) {
+                return s;
+            }
+        }
+        throw new IllegalArgumentException("no sweep " + name);
+    }
+
+    /** @return the names of the sweeps: {@code dispatch}, {@code recovery}, {@code purge}, {@code idempotency} */
+    public List<String> names() {
+        return List.of(dispatching.name, recovering.name, purging.name, keyPurging.name);
+    }
+
+    /**
+     * Runs a sweep once now, on this instance, on a timer thread (a one-shot timeout, so it runs exactly as
+     * a scheduled tick does), even when it is paused or the timers are off by configuration; waits for it.
+     *
+     * @return the sweep's status after the run, or empty when a tick of it was running already (nothing ran)
+     * @throws IllegalArgumentException no sweep of that name
+     * @throws IllegalStateException    the run did not end within {@code maxWait}
+     */
+    public Optional<SweepStatus> runNow(String name, Duration maxWait) {
+        sweepNamed(name);
+        String token = UUID.randomUUID().toString();
+        CompletableFuture<SweepStatus> done = new CompletableFuture<>();
+        runNow.put(token, done);
+        timerService.createSingleActionTimer(1, new TimerConfig(RUN_NOW + name + " " + token, false));
+        try {
+            return Optional.ofNullable(done.get(maxWait.toMillis(), TimeUnit.MILLISECONDS));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for " + name, e);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e.getCause());
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("the " + name + " sweep did not end within " + maxWait);
+        } finally {
+            runNow.remove(token);
+        }
     }
 
     @Schedule(second = "45", minute = "*", hour = "*", persistent = false, info = "idempotency (R25 expired keys)")
     void purgeIdempotencyKeys() {
-        sweep("idempotency", keyPurging, () -> batches(() -> idempotencyKeys.purgeExpired(clock.instant(), batchSize)));
+        sweep("idempotency", keyPurging, body(keyPurging), false);
     }
 
     /**
@@ -172,8 +278,14 @@ public class TaskTimers {
     /** @return the status of the dispatch, recovery, purge and idempotency sweeps on this instance, with their next timeouts */
     public List<SweepStatus> status() {
         Map<String, Instant> next = new HashMap<>();
+        Map<String, TimerPauses.Pause> paused;
+        try {
+            paused = pauses.all();
+        } catch (RuntimeException e) {
+            paused = Map.of();
+        }
         for (Timer t : timerService.getTimers()) {
-            if (t.getInfo() instanceof String info) {
+            if (t.getInfo() instanceof String info && !info.startsWith(RUN_NOW) && !info.startsWith("enlistment")) {
                 next.put(info.substring(0, info.indexOf(' ') < 0 ? info.length() : info.indexOf(' ')), t.getNextTimeout()
                         .toInstant());
             }
@@ -181,7 +293,7 @@ public class TaskTimers {
         List<SweepStatus> out = new ArrayList<>();
         for (Sweep s : List.of(dispatching, recovering, purging, keyPurging)) {
             out.add(new SweepStatus(s.name, s.runs, s.failures, s.consecutiveFailures, s.lastStart, s.lastEnd,
-                    s.lastOutcome, s.lastHandled, next.get(s.name)));
+                    s.lastOutcome, s.lastHandled, next.get(s.name), s.schedule, s.skipped, paused.containsKey(s.name)));
         }
         return out;
     }
@@ -192,13 +304,23 @@ public class TaskTimers {
                 .orElseThrow(() -> new IllegalArgumentException("no sweep " + name));
     }
 
-    private void sweep(String name, Sweep sweep, IntSupplier body) {
-        if (!enabled || !sweep.running.compareAndSet(false, true)) {
-            return;
+    /** @return false when the tick was not run (off, paused, or a tick of it still running) */
+    private boolean sweep(String name, Sweep sweep, IntSupplier body, boolean forced) {
+        if (!forced && (!enabled || isPaused(name))) {
+            if (enabled) {
+                sweep.skipped++;
+                publish();
+            }
+            return false;
+        }
+        if (!sweep.running.compareAndSet(false, true)) {
+            return false;
         }
         sweep.lastStart = clock.instant();
+        long started = System.nanoTime();
         try {
             int n = body.getAsInt();
+            metrics.sweep(name, Duration.ofNanos(System.nanoTime() - started), n);
             sweep.lastHandled = n;
             sweep.lastOutcome = "ok";
             sweep.consecutiveFailures = 0;
@@ -216,6 +338,62 @@ public class TaskTimers {
             sweep.runs++;
             sweep.lastEnd = clock.instant();
             sweep.running.set(false);
+            publish();
+        }
+        return true;
+    }
+
+    /** A pause flag that cannot be read does not stop the sweep: it would fail on the database anyway. */
+    private boolean isPaused(String name) {
+        try {
+            return pauses.isPaused(name);
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Publishes this instance's sweep status to Redis ({@code <prefix>:timers}, field = instance id), so the
+     * operator API shows every instance's timers. Best effort.
+     */
+    private void publish() {
+        try {
+            redis.redis().hset(statusKey(redis.prefix()), InstanceId.get(), statusJson(status(), clock.instant()));
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "task.timers status not published", e);
+        }
+    }
+
+    /** @return the Redis hash of every instance's sweep status */
+    public static String statusKey(String prefix) {
+        return prefix + ":timers";
+    }
+
+    private static String statusJson(List<SweepStatus> list, Instant now) {
+        JsonArrayBuilder a = Jsons.PROVIDER.createArrayBuilder();
+        for (SweepStatus s : list) {
+            JsonObjectBuilder o = Jsons.PROVIDER.createObjectBuilder().add("name", s.name()).add("schedule", s.schedule())
+                    .add("runs", s.runs()).add("failures", s.failures()).add("consecutiveFailures", s.consecutiveFailures())
+                    .add("skipped", s.skipped()).add("paused", s.paused()).add("lastHandled", s.lastHandled());
+            add(o, "lastStart", s.lastStart());
+            add(o, "lastEnd", s.lastEnd());
+            add(o, "nextTimeout", s.nextTimeout());
+            if (s.lastOutcome() == null) {
+                o.addNull("lastOutcome");
+            } else {
+                o.add("lastOutcome", s.lastOutcome());
+            }
+            a.add(o);
+        }
+        return Jsons.PROVIDER.createObjectBuilder().add("instance", InstanceId.get()).add("reportedAt", now.toString())
+                .add("timers", a).build().toString();
+    }
+
+    private static void add(JsonObjectBuilder o, String key, Instant t) {
+        if (t == null) {
+            o.addNull(key);
+        } else {
+            o.add(key, t.toString());
         }
     }
 }

@@ -35,7 +35,7 @@ import java.util.logging.Logger;
  * </ul>
  * The credential itself is checked earlier, by {@link ProblemAuthenticationMechanism}.
  */
-@WebFilter("/*")
+@WebFilter(urlPatterns = "/*", asyncSupported = true)
 public class RequestFormFilter extends HttpFilter {
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = Logger.getLogger(RequestFormFilter.class.getName());

@@ -21,7 +21,7 @@ import org.eclipse.microprofile.openapi.annotations.security.SecurityScheme;
 @ApplicationScoped
 @ApplicationPath("/api/v1")
 @LoginConfig(authMethod = "MP-JWT")
-@DeclareRoles(RestApplication.MEMBER)
+@DeclareRoles({RestApplication.MEMBER, RestApplication.OPERATOR})
 @OpenAPIDefinition(
         info = @Info(title = "TeamDesk Tasks API", version = "1",
                 description = "Tickets, background tasks (CSV export, reminders) and member views of TeamDesk."),
@@ -30,6 +30,8 @@ import org.eclipse.microprofile.openapi.annotations.security.SecurityScheme;
 public class RestApplication extends Application {
     /** The token group (and application role) every API caller must have. */
     public static final String MEMBER = "member";
+    /** The token group (and application role) of operators: the only callers of {@code /api/v1/admin} (issue 14). */
+    public static final String OPERATOR = "operator";
 
     /**
      * Jersey would resolve a relative {@code Location} against the request's base URI, i.e. the

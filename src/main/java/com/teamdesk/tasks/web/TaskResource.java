@@ -7,6 +7,7 @@ import com.teamdesk.tasks.task.TaskService;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -15,10 +16,12 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.sse.Sse;
+import jakarta.ws.rs.sse.SseEventSink;
 import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
-/** One task: {@code /api/v1/tasks/{taskId}} (read, retry, cancel, download the export's CSV). */
+/** One task: {@code /api/v1/tasks/{taskId}} (read, follow live, retry, cancel, download the export's CSV). */
 @Path("tasks/{taskId}")
 @RolesAllowed(RestApplication.MEMBER)
 @Produces(MediaType.APPLICATION_JSON)
@@ -38,11 +41,29 @@ public class TaskResource {
     @Context
     HttpHeaders headers;
 
+    @Inject
+    TaskStreams streams;
+
     /** @return the task, if the caller may see it (else 404) */
     @GET
     @Operation(summary = "Get a task")
     public TaskJson get(@PathParam("taskId") String taskId) {
         return TaskJson.of(tasks.get(user.id(), id(taskId)), links);
+    }
+
+    /**
+     * Live progress of one task (issue 14): {@code text/event-stream} of events {@code task} (data: the
+     * Task JSON, id: its change sequence), the current state first, a comment every 15 s, ending after
+     * a final state. Same authorization as {@link #get} (404); 429 {@code events.too_many_streams} over
+     * the per-user or per-server cap.
+     */
+    @GET
+    @Path("events")
+    @Produces(MediaType.SERVER_SENT_EVENTS)
+    @Operation(summary = "Follow a task live (Server-Sent Events; Last-Event-ID resumes)")
+    public void events(@PathParam("taskId") String taskId, @HeaderParam("Last-Event-ID") String lastEventId,
+            @Context SseEventSink sink, @Context Sse sse) {
+        streams.openTask(user.id(), id(taskId), lastEventId, sink, sse);
     }
 
     /** R15/R16: a new run of a FAILED or CANCELLED task; 202 means accepted, not "file ready". Honours Idempotency-Key (R25). */

@@ -10,6 +10,7 @@ import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -19,12 +20,14 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.sse.Sse;
+import jakarta.ws.rs.sse.SseEventSink;
 import java.io.InputStream;
 import java.util.Set;
 import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
-/** Tasks of a team: {@code /api/v1/teams/{teamId}/tasks} (create, list). */
+/** Tasks of a team: {@code /api/v1/teams/{teamId}/tasks} (create, list, follow live). */
 @Path("teams/{teamId}/tasks")
 @RolesAllowed(RestApplication.MEMBER)
 @Produces(MediaType.APPLICATION_JSON)
@@ -45,6 +48,9 @@ public class TeamTaskResource {
 
     @Inject
     ApiLinks links;
+
+    @Inject
+    TaskStreams streams;
 
     @Context
     HttpHeaders headers;
@@ -81,6 +87,20 @@ public class TeamTaskResource {
         UUID team = RequestInput.pathId(teamId, "team.not_found");
         return PageJson.of(tasks.list(user.id(), team, status, kind, scheduled, RequestInput.limit(limit), cursor),
                 t -> TaskJson.of(t, links));
+    }
+
+    /**
+     * Live changes of the team's tasks the caller may see (issue 14): {@code text/event-stream} of events
+     * {@code task}; with {@code Last-Event-ID}, first the visible tasks changed since. 404 for a
+     * non-member; 429 {@code events.too_many_streams} over the cap.
+     */
+    @GET
+    @Path("events")
+    @Produces(MediaType.SERVER_SENT_EVENTS)
+    @Operation(summary = "Follow the team's tasks live (Server-Sent Events; Last-Event-ID resumes)")
+    public void events(@PathParam("teamId") String teamId, @HeaderParam("Last-Event-ID") String lastEventId,
+            @Context SseEventSink sink, @Context Sse sse) {
+        streams.openTeam(user.id(), RequestInput.pathId(teamId, "team.not_found"), lastEventId, sink, sse);
     }
 
     /** @return the filters object, null when absent; another JSON type is an invalid filter (400) */

@@ -1,0 +1,157 @@
+package com.teamdesk.tasks.task;
+
+import com.teamdesk.tasks.platform.RedisResources;
+import com.teamdesk.tasks.queue.JobState;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.Initialized;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.eclipse.microprofile.metrics.Metadata;
+import org.eclipse.microprofile.metrics.MetricRegistry;
+import org.eclipse.microprofile.metrics.MetricUnits;
+import org.eclipse.microprofile.metrics.Tag;
+
+/**
+ * Application metrics of the task engine (issue 14), served by MicroProfile Metrics on {@code /metrics}
+ * in Prometheus text (scope {@code application}). Every figure is per server instance; sum over
+ * instances. Names and meanings are listed in {@code docs/operations.md}.
+ */
+@ApplicationScoped
+public class TaskMetrics {
+    private static final Logger LOG = Logger.getLogger(TaskMetrics.class.getName());
+    /** How long a read of the queue's counts is reused by the gauges, in ms. */
+    private static final long QUEUE_COUNTS_TTL_MS = 2_000;
+
+    @Inject
+    MetricRegistry registry;
+
+    @Inject
+    RedisResources redis;
+
+    private final AtomicInteger openStreams = new AtomicInteger();
+    private volatile Map<JobState, Long> queueCounts = Map.of();
+    private volatile long queueCountsAt;
+
+    /** Registers the gauges at startup, so they are on {@code /metrics} before the first task. */
+    void init(@Observes @Initialized(ApplicationScoped.class) Object ignored) {
+        registry.gauge(Metadata.builder().withName("teamdesk_event_streams_open")
+                .withDescription("Open Server-Sent Event streams on this instance").build(), openStreams, AtomicInteger::get);
+        for (JobState state : JobState.values()) {
+            registry.gauge(Metadata.builder().withName("teamdesk_queue_jobs")
+                    .withDescription("Jobs in the Redis queue by state (read at most every 2 s)").build(), this,
+                    m -> m.queueCount(state), new Tag("state", state.name().toLowerCase(java.util.Locale.ROOT)));
+        }
+        // Every series from the start, so dashboards and alerts see zeros rather than gaps.
+        for (TaskKind kind : TaskKind.values()) {
+            counter("teamdesk_tasks_created", "Tasks created", "kind", kind.name());
+            counter("teamdesk_tasks_completed", "Runs completed", "kind", kind.name());
+            counter("teamdesk_tasks_failed", "Runs failed for good", "kind", kind.name());
+            counter("teamdesk_tasks_cancelled", "Tasks cancelled", "kind", kind.name());
+        }
+        for (String timer : java.util.List.of("dispatch", "recovery", "purge")) {
+            sweep(timer, Duration.ZERO, 0);
+        }
+    }
+
+    /** A task was created. */
+    public void created(TaskKind kind) {
+        counter("teamdesk_tasks_created", "Tasks created", "kind", kind.name()).inc();
+    }
+
+    /** A run completed (its final ledger write committed). */
+    public void completed(TaskKind kind) {
+        counter("teamdesk_tasks_completed", "Runs completed", "kind", kind.name()).inc();
+    }
+
+    /** A run failed for good (R11 final failure written by the processor). */
+    public void failed(TaskKind kind) {
+        counter("teamdesk_tasks_failed", "Runs failed for good", "kind", kind.name()).inc();
+    }
+
+    /**
+     * A task was cancelled. Hook for the cancellation feature (another branch): call it where a
+     * cancellation commits; the counter {@code teamdesk_tasks_cancelled_total{kind}} is documented.
+     */
+    public void cancelled(TaskKind kind) {
+        counter("teamdesk_tasks_cancelled", "Tasks cancelled", "kind", kind.name()).inc();
+    }
+
+    /** One execution ended (any outcome): its duration from claim to end. */
+    public void runDuration(TaskKind kind, Duration d) {
+        registry.timer(Metadata.builder().withName("teamdesk_task_run_duration")
+                .withDescription("Duration of one execution, claim to end").build(), new Tag("kind", kind.name()))
+                .update(d);
+    }
+
+    /** The first claim of a run: time from the run's creation ({@code runAt}) to its claim. */
+    public void queueWait(TaskKind kind, Duration d) {
+        registry.timer(Metadata.builder().withName("teamdesk_task_queue_wait")
+                .withDescription("Time from a run's creation to its first claim").build(), new Tag("kind", kind.name()))
+                .update(d.isNegative() ? Duration.ZERO : d);
+    }
+
+    /** An execution found its lease gone (R9). */
+    public void leaseLost() {
+        registry.counter(Metadata.builder().withName("teamdesk_task_lease_lost")
+                .withDescription("Executions that lost their lease (R9)").build()).inc();
+    }
+
+    /** The queue's stalled check moved a job back or failed it (R6). */
+    public void stalled() {
+        registry.counter(Metadata.builder().withName("teamdesk_task_stalled")
+                .withDescription("Jobs the queue found stalled (R6)").build()).inc();
+    }
+
+    /** Stall recovery moved rows back to WAITING (R19). */
+    public void recovered(int rows) {
+        if (rows > 0) {
+            registry.counter(Metadata.builder().withName("teamdesk_task_recovered")
+                    .withDescription("RUNNING rows moved back to WAITING by stall recovery (R19)").build()).inc(rows);
+        }
+    }
+
+    /**
+     * One run decided from the queue's record (R20).
+     *
+     * @param outcome {@code redispatched_missing}, {@code redispatched_completed}, {@code failed} or {@code queued}
+     */
+    public void reconciled(String outcome) {
+        counter("teamdesk_task_reconciled", "Runs decided from the queue's record (R20)", "outcome", outcome).inc();
+    }
+
+    /** One tick of a sweep ran: its duration and the rows it handled. */
+    public void sweep(String timer, Duration d, int rows) {
+        registry.timer(Metadata.builder().withName("teamdesk_sweep_duration")
+                .withDescription("Duration of one sweep tick").build(), new Tag("timer", timer)).update(d);
+        counter("teamdesk_sweep_rows", "Rows handled by sweeps", "timer", timer).inc(rows);
+    }
+
+    /** An event stream opened (+1) or closed (-1). */
+    public void streams(int delta) {
+        openStreams.addAndGet(delta);
+    }
+
+    private org.eclipse.microprofile.metrics.Counter counter(String name, String description, String tag, String value) {
+        return registry.counter(Metadata.builder().withName(name).withDescription(description)
+                .withUnit(MetricUnits.NONE).build(), new Tag(tag, value));
+    }
+
+    private long queueCount(JobState state) {
+        long now = System.nanoTime();
+        if (now - queueCountsAt > QUEUE_COUNTS_TTL_MS * 1_000_000L) {
+            try {
+                queueCounts = new EnumMap<>(redis.taskQueue().counts());
+            } catch (RuntimeException e) {
+                LOG.log(Level.FINE, "queue counts for metrics", e);
+            }
+            queueCountsAt = now;
+        }
+        return queueCounts.getOrDefault(state, 0L);
+    }
+}

@@ -1,0 +1,297 @@
+package com.teamdesk.tasks.task.admin;
+
+import com.teamdesk.tasks.common.ConflictException;
+import com.teamdesk.tasks.common.InvalidInputException;
+import com.teamdesk.tasks.common.Jsons;
+import com.teamdesk.tasks.common.NotFoundException;
+import com.teamdesk.tasks.common.Page;
+import com.teamdesk.tasks.platform.InstanceId;
+import com.teamdesk.tasks.platform.RedisResources;
+import com.teamdesk.tasks.queue.JobState;
+import com.teamdesk.tasks.queue.WorkerInfo;
+import com.teamdesk.tasks.task.TaskKind;
+import com.teamdesk.tasks.task.TaskService;
+import com.teamdesk.tasks.task.TaskStatus;
+import com.teamdesk.tasks.task.TaskTimers;
+import com.teamdesk.tasks.task.TaskTimers.SweepStatus;
+import com.teamdesk.tasks.task.TimerPauses;
+import com.teamdesk.tasks.task.admin.AdminViews.AdminTask;
+import com.teamdesk.tasks.task.admin.AdminViews.BulkRetry;
+import com.teamdesk.tasks.task.admin.AdminViews.Count;
+import com.teamdesk.tasks.task.admin.AdminViews.InstanceTimers;
+import com.teamdesk.tasks.task.admin.AdminViews.Overview;
+import com.teamdesk.tasks.task.admin.AdminViews.Skipped;
+import com.teamdesk.tasks.task.admin.AdminViews.WorkerView;
+import com.teamdesk.tasks.team.KeysetCursor;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonReader;
+import jakarta.json.JsonValue;
+import java.io.StringReader;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.logging.Logger;
+
+/**
+ * Application service of the operator API (issue 14). Callers are operators (the resource requires the
+ * token group {@code operator}); every action is written to the system event log with the operator as
+ * actor ({@code admin.*} events; team null for engine-wide actions).
+ */
+@ApplicationScoped
+public class AdminService {
+    private static final Logger LOG = Logger.getLogger(AdminService.class.getName());
+    /** Most tasks one bulk retry handles. */
+    public static final int MAX_BULK_RETRY = 500;
+    /** Default bound of a bulk retry. */
+    public static final int DEFAULT_BULK_RETRY = 100;
+    /** How long run-now waits for the sweep. */
+    private static final Duration RUN_NOW_WAIT = Duration.ofSeconds(120);
+
+    @Inject
+    JdbcTaskAdmin admin;
+
+    @Inject
+    RedisResources redis;
+
+    @Inject
+    TaskTimers timers;
+
+    @Inject
+    TimerPauses pauses;
+
+    @Inject
+    TaskService tasks;
+
+    @Inject
+    Clock clock;
+
+    /** @return the overview: counts by status × kind, backlog, RUNNING runs with lease age, queue counts */
+    public Overview overview() {
+        Instant now = clock.instant();
+        Map<String, Long> found = new HashMap<>();
+        for (Count c : admin.counts()) {
+            found.put(c.status() + "/" + c.kind(), c.count());
+        }
+        List<Count> counts = new ArrayList<>();
+        for (TaskStatus s : TaskStatus.values()) {
+            for (TaskKind k : TaskKind.values()) {
+                counts.add(new Count(s, k, found.getOrDefault(s + "/" + k, 0L)));
+            }
+        }
+        Long oldest = admin.oldestWaiting(now).map(t -> Math.max(0, now.toEpochMilli() - t.toEpochMilli())).orElse(null);
+        return new Overview(now, counts, oldest, admin.dueUndispatched(now), admin.running(now, 100), queue());
+    }
+
+    /** @return the queue's jobs by state, lower-case state names (waiting, delayed, active, completed, failed) */
+    public Map<String, Long> queue() {
+        Map<String, Long> out = new LinkedHashMap<>();
+        for (Map.Entry<JobState, Long> e : redis.taskQueue().counts().entrySet()) {
+            out.put(e.getKey().name().toLowerCase(Locale.ROOT), e.getValue());
+        }
+        return out;
+    }
+
+    /** @return every queue worker seen in the last day, live first, then gone (R22) */
+    public List<WorkerView> workers() {
+        List<WorkerView> out = new ArrayList<>();
+        for (WorkerInfo w : redis.taskQueue().workers()) {
+            out.add(new WorkerView(w.id(), w.host(), w.live() ? "live" : "gone",
+                    w.startedAtMs() == 0 ? null : Instant.ofEpochMilli(w.startedAtMs()), w.concurrency(), w.busy(),
+                    w.lastBeatMs() == 0 ? null : Instant.ofEpochMilli(w.lastBeatMs())));
+        }
+        return out;
+    }
+
+    /** @return the sweeps of every instance that reported them (this one first, fresh) */
+    public List<InstanceTimers> timers() {
+        List<InstanceTimers> out = new ArrayList<>();
+        Map<String, String> reported = redis.redis().hgetAll(TaskTimers.statusKey(redis.prefix()));
+        List<JsonObject> mine = new ArrayList<>();
+        for (SweepStatus s : timers.status()) {
+            mine.add(Jsons.PROVIDER.createObjectBuilder().add("name", s.name()).add("schedule", s.schedule())
+                    .add("paused", s.paused()).add("runs", s.runs()).add("failures", s.failures())
+                    .add("consecutiveFailures", s.consecutiveFailures()).add("skipped", s.skipped())
+                    .add("lastStart", str(s.lastStart())).add("lastEnd", str(s.lastEnd()))
+                    .add("lastOutcome", s.lastOutcome() == null ? JsonValue.NULL : Jsons.PROVIDER.createValue(s.lastOutcome()))
+                    .add("lastHandled", s.lastHandled()).add("nextTimeout", str(s.nextTimeout())).build());
+        }
+        out.add(new InstanceTimers(InstanceId.get(), clock.instant(), true, mine));
+        Instant stale = clock.instant().minus(Duration.ofDays(1));
+        for (Map.Entry<String, String> e : reported.entrySet()) {
+            if (e.getKey().equals(InstanceId.get())) {
+                continue;
+            }
+            try (JsonReader r = Jsons.PROVIDER.createReader(new StringReader(e.getValue()))) {
+                JsonObject o = r.readObject();
+                Instant at = Instant.parse(o.getString("reportedAt"));
+                if (at.isBefore(stale)) {
+                    redis.redis().hdel(TaskTimers.statusKey(redis.prefix()), e.getKey());
+                    continue;
+                }
+                List<JsonObject> list = o.getJsonArray("timers").getValuesAs(JsonObject.class);
+                out.add(new InstanceTimers(e.getKey(), at, false, list));
+            } catch (RuntimeException ex) {
+                LOG.fine(() -> "unreadable timer status of " + e.getKey() + ": " + ex);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Pauses a sweep on every instance (the flag lives in PostgreSQL; each tick checks it).
+     *
+     * @return the sweep's status on this instance
+     * @throws NotFoundException ({@code timer.not_found}) no such sweep
+     */
+    public SweepStatus pause(UUID operator, String name) {
+        check(name);
+        boolean changed = pauses.pause(name, operator, clock.instant());
+        audit(null, "admin.timer.paused", operator, null, "timer", name, changed);
+        return timers.status(name);
+    }
+
+    /** Resumes a paused sweep on every instance. @throws NotFoundException no such sweep */
+    public SweepStatus resume(UUID operator, String name) {
+        check(name);
+        boolean changed = pauses.resume(name);
+        audit(null, "admin.timer.resumed", operator, null, "timer", name, changed);
+        return timers.status(name);
+    }
+
+    /**
+     * Runs a sweep once now, on this instance (also when paused), and waits for it.
+     *
+     * @throws NotFoundException  no such sweep
+     * @throws ConflictException  ({@code timer.busy}) a tick of it is running on this instance
+     */
+    public SweepStatus run(UUID operator, String name) {
+        check(name);
+        audit(null, "admin.timer.run", operator, null, "timer", name, true);
+        return timers.runNow(name, RUN_NOW_WAIT).orElseThrow(() -> new ConflictException("timer.busy",
+                "The " + name + " sweep is running on this instance; try again when it ended."));
+    }
+
+    /**
+     * One page of tasks across teams, newest first.
+     *
+     * @param olderThan an ISO-8601 duration ({@code PT10M}: created more than 10 minutes ago) or instant
+     * @throws InvalidInputException a bad filter, limit or cursor
+     */
+    public Page<AdminTask> list(String status, String kind, String team, String olderThan, Integer limit,
+            String cursor) {
+        int n = Page.limit(limit);
+        JdbcTaskAdmin.Filter f = filter(status, kind, team, olderThan);
+        KeysetCursor after = KeysetCursor.decode(cursor);
+        List<AdminTask> rows = admin.list(f, after == null ? null : after.createdAt(), after == null ? null : after.id(),
+                n + 1);
+        String next = null;
+        if (rows.size() > n) {
+            rows = rows.subList(0, n);
+            AdminTask last = rows.get(n - 1);
+            next = new KeysetCursor(last.createdAt(), last.id()).encode();
+        }
+        return new Page<>(rows, next);
+    }
+
+    /** @return a task with every field but the CSV. @throws NotFoundException ({@code task.not_found}) */
+    public AdminTask get(UUID taskId) {
+        return admin.find(taskId).orElseThrow(() -> new NotFoundException("task.not_found", "No such task."));
+    }
+
+    /**
+     * Retries FAILED tasks matching the filter (R15/R16 for each: never restoring a lost permission),
+     * oldest first, at most {@code limit} (default 100, at most 500).
+     *
+     * @throws InvalidInputException a bad filter or limit
+     */
+    public BulkRetry retry(UUID operator, String kind, String team, String olderThan, Integer limit) {
+        int n = limit == null ? DEFAULT_BULK_RETRY : limit;
+        if (n < 1 || n > MAX_BULK_RETRY) {
+            throw new InvalidInputException("admin.retry_limit", "limit must be between 1 and " + MAX_BULK_RETRY + ".");
+        }
+        JdbcTaskAdmin.Filter f = filter(null, kind, team, olderThan);
+        List<UUID> retried = new ArrayList<>();
+        List<Skipped> skipped = new ArrayList<>();
+        for (UUID id : admin.failedMatching(f, n)) {
+            Optional<String> refused = tasks.retryByOperator(id);
+            if (refused.isPresent()) {
+                skipped.add(new Skipped(id, refused.get()));
+            } else {
+                retried.add(id);
+                admin.find(id).ifPresent(t -> audit(t.teamId(), "admin.task.retried", operator, id, "run",
+                        Integer.toString(t.run()), true));
+            }
+        }
+        admin.audit(null, "admin.tasks.bulk_retry", operator, null, Jsons.PROVIDER.createObjectBuilder()
+                .add("kind", kind == null ? "" : kind).add("team", team == null ? "" : team)
+                .add("olderThan", olderThan == null ? "" : olderThan).add("limit", n)
+                .add("retried", retried.size()).add("skipped", skipped.size()).build().toString(), clock.instant());
+        return new BulkRetry(n, retried, skipped);
+    }
+
+    private JdbcTaskAdmin.Filter filter(String status, String kind, String team, String olderThan) {
+        TaskStatus st = blank(status) ? null : parse(TaskStatus.class, status, "status");
+        TaskKind k = blank(kind) ? null : parse(TaskKind.class, kind, "kind");
+        UUID teamId = null;
+        if (!blank(team)) {
+            try {
+                teamId = UUID.fromString(team.trim());
+            } catch (IllegalArgumentException e) {
+                throw new InvalidInputException("filters.invalid", "team must be a team id (UUID).");
+            }
+        }
+        Instant before = null;
+        if (!blank(olderThan)) {
+            String v = olderThan.trim();
+            try {
+                before = v.startsWith("P") || v.startsWith("p") ? clock.instant().minus(Duration.parse(v)) : Instant.parse(v);
+            } catch (DateTimeParseException | ArithmeticException e) {
+                throw new InvalidInputException("filters.invalid",
+                        "olderThan must be an ISO-8601 duration (PT10M) or instant (2026-01-01T00:00:00Z).");
+            }
+            if (before.isBefore(Instant.parse("0001-01-01T00:00:00Z")) || before.isAfter(Instant.parse("9999-12-31T00:00:00Z"))) {
+                throw new InvalidInputException("filters.invalid", "olderThan is out of range.");
+            }
+        }
+        return new JdbcTaskAdmin.Filter(st, k, teamId, before);
+    }
+
+    private void check(String name) {
+        if (name == null || !timers.names().contains(name)) {
+            throw new NotFoundException("timer.not_found", "No timer of that name; timers: " + timers.names() + ".");
+        }
+    }
+
+    private void audit(UUID team, String kind, UUID operator, UUID taskId, String key, String value, boolean changed) {
+        admin.audit(team, kind, operator, taskId, Jsons.PROVIDER.createObjectBuilder().add(key, value)
+                .add("changed", changed).add("instance", InstanceId.get()).build().toString(), clock.instant());
+    }
+
+    private static boolean blank(String s) {
+        return s == null || s.isBlank();
+    }
+
+    private static JsonValue str(Instant t) {
+        return t == null ? JsonValue.NULL : Jsons.PROVIDER.createValue(t.toString());
+    }
+
+    private static <E extends Enum<E>> E parse(Class<E> type, String value, String field) {
+        try {
+            return Enum.valueOf(type, value.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new InvalidInputException("filters.invalid", field + " is not one of "
+                    + java.util.Arrays.toString(type.getEnumConstants()) + ".");
+        }
+    }
+}

@@ -1,0 +1,193 @@
+package com.teamdesk.tasks.task.admin;
+
+import com.teamdesk.tasks.common.Jsons;
+import com.teamdesk.tasks.platform.Jdbc;
+import com.teamdesk.tasks.platform.SchemaMigration;
+import com.teamdesk.tasks.task.LedgerException;
+import com.teamdesk.tasks.task.TaskKind;
+import com.teamdesk.tasks.task.TaskScope;
+import com.teamdesk.tasks.task.TaskStatus;
+import com.teamdesk.tasks.task.admin.AdminViews.AdminTask;
+import com.teamdesk.tasks.task.admin.AdminViews.Count;
+import com.teamdesk.tasks.task.admin.AdminViews.RunningRun;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonReader;
+import java.io.StringReader;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/**
+ * Operator queries over the whole ledger (every team) and the system event log of operator actions.
+ * Plain JDBC, one statement each, no transaction.
+ */
+@ApplicationScoped
+public class JdbcTaskAdmin {
+    private static final String COLUMNS = "id, kind, team_id, owner_id, scope, filters::text, status, run, attempts,"
+            + " progress, execution_id, claimed_by, dispatched_at, run_at, last_error, result_summary,"
+            + " octet_length(result_csv), encode(sha256(result_csv), 'hex'), expires_at, created_at, updated_at, change_seq";
+
+    @Resource(lookup = SchemaMigration.DATASOURCE)
+    DataSource dataSource;
+
+    /** Filters of the operator's task list and bulk retry; null fields do not filter. */
+    public record Filter(TaskStatus status, TaskKind kind, UUID teamId, Instant createdBefore) {
+    }
+
+    /** @return tasks by status and kind (only combinations that exist) */
+    public List<Count> counts() {
+        return query("SELECT status, kind, count(*) FROM background_task GROUP BY status, kind", rs ->
+                new Count(TaskStatus.valueOf(rs.getString(1)), TaskKind.valueOf(rs.getString(2)), rs.getLong(3)));
+    }
+
+    /** @return the {@code runAt} of the oldest due WAITING run, if any */
+    public Optional<Instant> oldestWaiting(Instant now) {
+        return query("SELECT min(run_at) FROM background_task WHERE status = 'WAITING' AND run_at <= ?",
+                rs -> instant(rs, 1), now).stream().filter(java.util.Objects::nonNull).findFirst();
+    }
+
+    /** @return WAITING runs due and not handed to the queue (R18's backlog) */
+    public long dueUndispatched(Instant now) {
+        return query("SELECT count(*) FROM background_task WHERE status = 'WAITING' AND dispatched_at IS NULL"
+                + " AND run_at <= ?", rs -> rs.getLong(1), now).get(0);
+    }
+
+    /** @return RUNNING runs, oldest ledger write first */
+    public List<RunningRun> running(Instant now, int limit) {
+        return query("SELECT id, kind, team_id, run, attempts, progress, claimed_by, updated_at FROM background_task"
+                + " WHERE status = 'RUNNING' ORDER BY updated_at, id LIMIT ?", rs -> {
+                    Instant updated = instant(rs, 8);
+                    return new RunningRun(Jdbc.uuid(rs, 1), TaskKind.valueOf(rs.getString(2)), Jdbc.uuid(rs, 3),
+                            rs.getInt(4), rs.getInt(5), rs.getInt(6), rs.getString(7), updated,
+                            Math.max(0, now.toEpochMilli() - updated.toEpochMilli()));
+                }, limit);
+    }
+
+    /** @return one page of tasks across teams, newest first, keyset after (createdAt, id) */
+    public List<AdminTask> list(Filter f, Instant afterCreatedAt, UUID afterId, int limit) {
+        StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM background_task WHERE true");
+        List<Object> args = new ArrayList<>();
+        where(f, sql, args);
+        if (afterCreatedAt != null) {
+            sql.append(" AND (created_at, id) < (?, ?)");
+            args.add(afterCreatedAt);
+            args.add(afterId);
+        }
+        sql.append(" ORDER BY created_at DESC, id DESC LIMIT ?");
+        args.add(limit);
+        return query(sql.toString(), JdbcTaskAdmin::task, args.toArray());
+    }
+
+    /** @return the task with every field but the CSV */
+    public Optional<AdminTask> find(UUID id) {
+        return query("SELECT " + COLUMNS + " FROM background_task WHERE id = ?", JdbcTaskAdmin::task, id).stream()
+                .findFirst();
+    }
+
+    /** @return ids and runs of FAILED tasks matching the filter, oldest first, at most {@code limit} */
+    public List<UUID> failedMatching(Filter f, int limit) {
+        StringBuilder sql = new StringBuilder("SELECT id FROM background_task WHERE status = 'FAILED'");
+        List<Object> args = new ArrayList<>();
+        where(new Filter(null, f.kind(), f.teamId(), f.createdBefore()), sql, args);
+        sql.append(" ORDER BY created_at, id LIMIT ?");
+        args.add(limit);
+        return query(sql.toString(), rs -> Jdbc.uuid(rs, 1), args.toArray());
+    }
+
+    /**
+     * Appends an operator action to the system event log (team null for engine-wide actions).
+     *
+     * @param payloadJson a JSON object
+     */
+    public void audit(UUID teamId, String kind, UUID actorId, UUID taskId, String payloadJson, Instant now) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "INSERT INTO system_event (team_id, kind, actor_id, task_id, payload, created_at) VALUES (?, ?, ?, ?, ?::jsonb, ?)")) {
+            bind(ps, teamId, kind, actorId, taskId, payloadJson, now);
+            ps.executeUpdate();
+        } catch (SQLException e) {
+            throw new LedgerException("audit", e);
+        }
+    }
+
+    private static void where(Filter f, StringBuilder sql, List<Object> args) {
+        if (f.status() != null) {
+            sql.append(" AND status = ?");
+            args.add(f.status().name());
+        }
+        if (f.kind() != null) {
+            sql.append(" AND kind = ?");
+            args.add(f.kind().name());
+        }
+        if (f.teamId() != null) {
+            sql.append(" AND team_id = ?");
+            args.add(f.teamId());
+        }
+        if (f.createdBefore() != null) {
+            sql.append(" AND created_at < ?");
+            args.add(f.createdBefore());
+        }
+    }
+
+    private static AdminTask task(ResultSet rs) throws SQLException {
+        return new AdminTask(Jdbc.uuid(rs, 1), TaskKind.valueOf(rs.getString(2)), Jdbc.uuid(rs, 3), Jdbc.uuid(rs, 4),
+                TaskScope.valueOf(rs.getString(5)), json(rs.getString(6)), TaskStatus.valueOf(rs.getString(7)),
+                rs.getInt(8), rs.getInt(9), rs.getInt(10), Jdbc.uuid(rs, 11), rs.getString(12), instant(rs, 13),
+                instant(rs, 14), rs.getString(15), rs.getString(16), (Integer) rs.getObject(17), rs.getString(18),
+                instant(rs, 19), instant(rs, 20), instant(rs, 21), rs.getLong(22));
+    }
+
+    private static JsonObject json(String text) {
+        try (JsonReader r = Jsons.PROVIDER.createReader(new StringReader(text == null ? "{}" : text))) {
+            return r.readObject();
+        }
+    }
+
+    private interface Row<T> {
+        T map(ResultSet rs) throws SQLException;
+    }
+
+    private <T> List<T> query(String sql, Row<T> row, Object... args) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            bind(ps, args);
+            try (ResultSet rs = ps.executeQuery()) {
+                List<T> out = new ArrayList<>();
+                while (rs.next()) {
+                    out.add(row.map(rs));
+                }
+                return out;
+            }
+        } catch (SQLException e) {
+            throw new LedgerException("admin query", e);
+        }
+    }
+
+    private static void bind(PreparedStatement ps, Object... args) throws SQLException {
+        for (int i = 0; i < args.length; i++) {
+            Object a = args[i];
+            if (a == null) {
+                ps.setNull(i + 1, Types.OTHER);
+            } else if (a instanceof Instant t) {
+                ps.setObject(i + 1, OffsetDateTime.ofInstant(t, ZoneOffset.UTC));
+            } else {
+                ps.setObject(i + 1, a);
+            }
+        }
+    }
+
+    private static Instant instant(ResultSet rs, int col) throws SQLException {
+        OffsetDateTime t = Jdbc.offsetDateTime(rs, col);
+        return t == null ? null : t.toInstant();
+    }
+}

@@ -1,0 +1,157 @@
+package com.teamdesk.tasks.web;
+
+import com.teamdesk.tasks.task.TaskTimers.SweepStatus;
+import com.teamdesk.tasks.task.admin.AdminService;
+import com.teamdesk.tasks.task.admin.AdminViews.AdminTask;
+import com.teamdesk.tasks.task.admin.AdminViews.BulkRetry;
+import com.teamdesk.tasks.task.admin.AdminViews.InstanceTimers;
+import com.teamdesk.tasks.task.admin.AdminViews.Overview;
+import com.teamdesk.tasks.task.admin.AdminViews.WorkerView;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.inject.Inject;
+import jakarta.json.JsonNumber;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.MediaType;
+import java.io.InputStream;
+import java.util.Map;
+import java.util.Set;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+
+/**
+ * The operator API {@code /api/v1/admin} (issue 14): only tokens whose {@code groups} contain
+ * {@code operator} (403 {@code auth.forbidden} for everyone else, team owners included). Thin: each
+ * method calls one {@link AdminService} method; lists answer the API's page shape.
+ */
+@Path("admin")
+@RolesAllowed(RestApplication.OPERATOR)
+@Produces(MediaType.APPLICATION_JSON)
+public class AdminResource {
+    private static final Set<String> RETRY_FIELDS = Set.of("kind", "team", "olderThan", "limit", "status");
+
+    @Inject
+    AdminService admin;
+
+    @Inject
+    CurrentUser user;
+
+    @Inject
+    HttpLimits limits;
+
+    @Context
+    HttpHeaders headers;
+
+    /** @return counts by status × kind, oldest WAITING age, due-but-undispatched, RUNNING runs, queue counts */
+    @GET
+    @Path("overview")
+    @Operation(summary = "Engine overview (operators)")
+    public Overview overview() {
+        user.id();
+        return admin.overview();
+    }
+
+    /** @return every queue worker seen in the last day: live, then gone */
+    @GET
+    @Path("workers")
+    @Operation(summary = "Queue workers from their heartbeats (operators)")
+    public PageJson<WorkerView> workers() {
+        user.id();
+        return new PageJson<>(admin.workers(), null);
+    }
+
+    /** @return the queue's jobs by state, read from Redis */
+    @GET
+    @Path("queue")
+    @Operation(summary = "Queue counts by state (operators)")
+    public Map<String, Long> queue() {
+        user.id();
+        return admin.queue();
+    }
+
+    /** @return the EJB sweeps of every instance: schedule, next timeout, last run, outcome, rows, paused */
+    @GET
+    @Path("timers")
+    @Operation(summary = "EJB timers of every instance (operators)")
+    public PageJson<InstanceTimers> timers() {
+        user.id();
+        return new PageJson<>(admin.timers(), null);
+    }
+
+    /** Pauses a sweep on every instance. */
+    @POST
+    @Path("timers/{name}/pause")
+    @Operation(summary = "Pause a sweep on every instance (operators)")
+    public SweepStatus pause(@PathParam("name") String name) {
+        return admin.pause(user.id(), name);
+    }
+
+    /** Resumes a sweep on every instance. */
+    @POST
+    @Path("timers/{name}/resume")
+    @Operation(summary = "Resume a sweep on every instance (operators)")
+    public SweepStatus resume(@PathParam("name") String name) {
+        return admin.resume(user.id(), name);
+    }
+
+    /** Runs a sweep once now on this instance and answers its status after the run. */
+    @POST
+    @Path("timers/{name}/run")
+    @Operation(summary = "Run a sweep once now on this instance (operators)")
+    public SweepStatus run(@PathParam("name") String name) {
+        return admin.run(user.id(), name);
+    }
+
+    /** @return one page of tasks across teams (status, kind, team, olderThan; newest first) */
+    @GET
+    @Path("tasks")
+    @Operation(summary = "Tasks across teams (operators)")
+    public PageJson<AdminTask> tasks(@QueryParam("status") String status, @QueryParam("kind") String kind,
+            @QueryParam("team") String team, @QueryParam("olderThan") String olderThan,
+            @QueryParam("limit") String limit, @QueryParam("cursor") String cursor) {
+        user.id();
+        return PageJson.of(admin.list(status, kind, team, olderThan, RequestInput.limit(limit), cursor), t -> t);
+    }
+
+    /** @return a task with every field but the CSV */
+    @GET
+    @Path("tasks/{taskId}")
+    @Operation(summary = "A task's every field but the CSV (operators)")
+    public AdminTask task(@PathParam("taskId") String taskId) {
+        user.id();
+        return admin.get(RequestInput.pathId(taskId, "task.not_found"));
+    }
+
+    /**
+     * Retries FAILED tasks matching {@code {kind?, team?, olderThan?, limit?}} (limit default 100, at most 500).
+     */
+    @POST
+    @Path("tasks/retry")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Retry FAILED tasks matching a filter, bounded (operators)")
+    public BulkRetry retry(InputStream body) {
+        JsonObject o = RequestInput.object(body, headers.getMediaType(), RETRY_FIELDS, limits);
+        String status = RequestInput.string(o, "status");
+        if (status != null && !status.equalsIgnoreCase("FAILED")) {
+            throw new com.teamdesk.tasks.common.InvalidInputException("filters.invalid", "Only FAILED tasks are retried.");
+        }
+        Integer limit = null;
+        JsonValue l = o.get("limit");
+        if (l instanceof JsonNumber n && n.isIntegral()) {
+            limit = n.intValue();
+        } else if (l != null && l.getValueType() != JsonValue.ValueType.NULL) {
+            throw new com.teamdesk.tasks.common.InvalidInputException("admin.retry_limit", "limit must be an integer.");
+        }
+        return admin.retry(user.id(), RequestInput.string(o, "kind"), RequestInput.string(o, "team"),
+                RequestInput.string(o, "olderThan"), limit);
+    }
+
+}
