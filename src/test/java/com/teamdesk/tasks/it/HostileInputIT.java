@@ -117,7 +117,12 @@ class HostileInputIT {
             "PATCH " + team + "/tickets/" + ticket, "POST " + team + "/tasks", "GET " + team + "/tasks",
             "GET tasks/" + export, "POST tasks/" + failed + "/retry", "POST tasks/" + export + "/retry",
             "GET tasks/" + export + "/result", "GET me", "GET me/notifications", "GET " + team + "/events",
-            "DELETE " + team + "/tickets/" + ticket, "PUT tasks/" + export, "GET nope", "POST me"};
+            "DELETE " + team + "/tickets/" + ticket, "PUT tasks/" + export, "GET nope", "POST me",
+            // issue 13: cancel; issue 14: a finished task's event stream (it ends) and the operator API
+            "POST tasks/" + export + "/cancel", "POST tasks/" + failed + "/cancel", "GET tasks/" + export + "/events",
+            "GET admin/overview", "GET admin/tasks", "GET admin/tasks/" + export, "POST admin/tasks/retry",
+            "GET admin/timers", "POST admin/timers/dispatch/pause", "POST admin/timers/nope/run", "GET admin/workers",
+            "GET admin/queue"};
 
         try (Connection db = data.connection()) {
             long[] baseline = counts(db);
