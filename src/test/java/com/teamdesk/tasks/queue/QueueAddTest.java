@@ -148,7 +148,8 @@ class QueueAddTest extends QueueFixture {
 
     @Test
     void aScriptUnknownToTheServerIsLoadedOnNoScript() {
-        LuaScript script = new LuaScript("probe", "-- " + UUID.randomUUID() + "\nreturn ARGV[1]");
+        LuaScript script = new LuaScript("probe",
+                "-- " + UUID.randomUUID() + "\n-- ARGV[1] text\nlocal text = ARGV[1]\nreturn text");
         assertEquals("hello", script.eval(redis, List.of(), List.of("hello")));
         assertEquals("again", script.eval(redis, List.of(), List.of("again")));
     }

@@ -1,0 +1,75 @@
+-- fail: if the job's lock holds lockToken, deletes the lock, takes the job out of active, counts a
+-- failed execution (attemptsMade + 1) and records failedReason. If unrecoverable or attemptsMade >=
+-- maxAttempts: state=failed, exhausted=1, finishedAt=now, added to failed with the job's failed
+-- retention applied (R5). Otherwise (R4) back to delayed at now + retryDelayMs (or to the end of wait
+-- when the delay is 0), and the marker is set so that a blocked worker waits no longer than the due
+-- time. Then, when asked, fetches the next job as moveToActive does. When the lock is lost nothing
+-- changes. The retry delay is computed by the caller for attempt attemptsMade + 1; the lock guarantees
+-- that the attemptsMade seen here is that one.
+--
+-- KEYS[1] waitKey            LIST of waiting ids
+-- KEYS[2] activeKey          SET of active ids
+-- KEYS[3] delayedKey         ZSET of delayed ids, score = due time (epoch ms)
+-- KEYS[4] markerKey          ZSET "there may be work"
+-- KEYS[5] failedKey          ZSET of retained failed ids, score = finish time (epoch ms)
+-- KEYS[6] metaKey            HASH of the retention used by the periodic trim
+-- ARGV[1] jobPrefix          job key prefix <p>:<q>:job:
+-- ARGV[2] jobId              the failing job
+-- ARGV[3] lockToken          token of the failing execution
+-- ARGV[4] failedReason       message of the error (never a stack trace)
+-- ARGV[5] unrecoverable      1 = fail for good now, 0 = retry while attempts remain
+-- ARGV[6] retryDelayMs       backoff before the retry; 0 = back to wait at once
+-- ARGV[7] fetchNextJob       1 = fetch the next job in the same call, 0 = do not
+-- ARGV[8] nextLockToken      token for the next job ('' when not fetching)
+-- ARGV[9] lockDurationMs     lock TTL of the next job
+--
+-- Reply: {-1} lock lost (nothing changed); {1, attemptsMade, exhausted (1/0)} and, when fetching,
+-- a fourth element with the moveToActive reply.
+
+--!include helpers.lua
+
+local waitKey = KEYS[1]
+local activeKey = KEYS[2]
+local delayedKey = KEYS[3]
+local markerKey = KEYS[4]
+local failedKey = KEYS[5]
+local metaKey = KEYS[6]
+local jobPrefix = ARGV[1]
+local jobId = ARGV[2]
+local lockToken = ARGV[3]
+local failedReason = ARGV[4]
+local unrecoverable = ARGV[5]
+local retryDelayMs = ARGV[6]
+local fetchNextJob = ARGV[7]
+local nextLockToken = ARGV[8]
+local lockDurationMs = ARGV[9]
+
+local jobKey = jobPrefix .. jobId
+if not releaseLock(activeKey, jobKey, jobId, lockToken) then
+  return {-1}
+end
+local now = nowMs()
+local attemptsMade = rcall('HINCRBY', jobKey, 'attemptsMade', 1)
+local maxAttempts = tonumber(rcall('HGET', jobKey, 'maxAttempts'))
+local exhausted = 0
+if unrecoverable == '1' or attemptsMade >= maxAttempts then
+  exhausted = 1
+  rcall('HSET', jobKey, 'state', 'failed', 'failedReason', failedReason, 'finishedAt', now, 'exhausted', 1)
+  addFinished(failedKey, metaKey, jobPrefix, jobId, 'failed', now)
+else
+  local delay = tonumber(retryDelayMs)
+  if delay > 0 then
+    rcall('ZADD', delayedKey, now + delay, jobId)
+    rcall('HSET', jobKey, 'state', 'delayed', 'failedReason', failedReason)
+  else
+    rcall('RPUSH', waitKey, jobId)
+    rcall('HSET', jobKey, 'state', 'waiting', 'failedReason', failedReason)
+  end
+  -- wake a blocked worker so that it waits no longer than this job's due time
+  rcall('ZADD', markerKey, 0, '0')
+end
+if fetchNextJob == '1' then
+  return {1, attemptsMade, exhausted,
+    fetchNext(waitKey, activeKey, delayedKey, markerKey, jobPrefix, nextLockToken, lockDurationMs, now)}
+end
+return {1, attemptsMade, exhausted}

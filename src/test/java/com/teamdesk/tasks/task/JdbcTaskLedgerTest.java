@@ -1,0 +1,385 @@
+package com.teamdesk.tasks.task;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.teamdesk.tasks.testing.TestDatabase;
+import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.UUID;
+import org.flywaydb.core.Flyway;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * The ledger's SQL straight against PostgreSQL, no server (as db-scheduler tests its own): a schema of
+ * its own on the test database, migrated with the application's Flyway scripts, and sessions whose time
+ * zone is {@code America/Los_Angeles} (the JVM's is {@code America/Sao_Paulo}), so that an instant bound
+ * or read through a local time would show up. Times are fixed instants around the hour that repeats when
+ * Los Angeles leaves daylight saving time. Every session has a 5 s {@code lock_timeout}: a sweep that
+ * waited on a locked row instead of skipping it fails instead of hanging.
+ */
+class JdbcTaskLedgerTest {
+
+    private static final String SESSION_ZONE = "America/Los_Angeles";
+    /** 01:30:00.123456 PDT on 2026-11-01; one hour later the wall clock shows 01:30 again (PST). */
+    private static final Instant T0 = Instant.parse("2026-11-01T08:30:00.123456Z");
+
+    private static String schema;
+    private static PGSimpleDataSource sessions;
+    private static UUID team;
+    private static UUID owner;
+
+    private final JdbcTaskLedger ledger = new JdbcTaskLedger();
+
+    @TempDir
+    Path tmp;
+
+    @BeforeAll
+    static void migrateAPrivateSchema() throws SQLException {
+        TestDatabase.ensure();
+        schema = "ledger_test_" + UUID.randomUUID().toString().substring(0, 8);
+        sessions = new LosAngelesSessions();
+        sessions.setURL(TestDatabase.url());
+        sessions.setUser(TestDatabase.user());
+        sessions.setPassword(TestDatabase.password());
+        try (Connection c = sessions.getConnection(); Statement st = c.createStatement()) {
+            st.execute("CREATE SCHEMA " + schema);
+        }
+        sessions.setCurrentSchema(schema);
+        sessions.setOptions("-c lock_timeout=5s");
+        Flyway.configure().dataSource(sessions).schemas(schema).locations("classpath:db/migration").load().migrate();
+        team = UUID.randomUUID();
+        owner = UUID.randomUUID();
+        exec("INSERT INTO team (id, slug, name) VALUES (?, ?, ?)", team, "ledger-" + team, "Ledger test");
+        exec("INSERT INTO app_user (id, username, display_name) VALUES (?, ?, ?)", owner, "owner-" + owner, "Owner");
+    }
+
+    @AfterAll
+    static void dropTheSchema() throws SQLException {
+        if (schema != null) {
+            exec("DROP SCHEMA " + schema + " CASCADE");
+        }
+    }
+
+    @BeforeEach
+    void emptyLedger() throws SQLException {
+        ledger.dataSource = sessions;
+        exec("DELETE FROM background_task");
+    }
+
+    @Test
+    void sessionsRunInANonUtcTimeZone() throws SQLException {
+        try (Connection c = sessions.getConnection(); Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT current_setting('TimeZone'), current_setting('lock_timeout')")) {
+            assertTrue(rs.next());
+            assertEquals(SESSION_ZONE, rs.getString(1));
+            assertEquals("5s", rs.getString(2));
+        }
+    }
+
+    @Test
+    void instantsRoundTripExactlyAcrossTheRepeatedLocalHour() throws SQLException, IOException {
+        Instant pdt = T0;                                 // 01:30:00.123456 PDT
+        Instant pst = T0.plus(Duration.ofHours(1));       // 01:30:00.123456 PST, same wall clock
+        UUID a = insert(pdt, pdt);
+        UUID b = insert(pst, pst);
+
+        BackgroundTask ta = ledger.find(a).orElseThrow();
+        BackgroundTask tb = ledger.find(b).orElseThrow();
+        assertEquals(pdt, ta.runAt());
+        assertEquals(pdt, ta.createdAt());
+        assertEquals(pdt, ta.updatedAt());
+        assertEquals(pst, tb.runAt());
+        assertEquals(Duration.ofHours(1), Duration.between(ta.runAt(), tb.runAt()));
+        assertEquals("2026-11-01 08:30:00.123456", utcText("run_at", a), "stored as the instant, not the wall clock");
+        assertEquals("2026-11-01 09:30:00.123456", utcText("run_at", b));
+
+        Instant expires = Instant.parse("2027-03-14T09:59:59.999999Z"); // just before LA's spring-forward gap
+        Lease lease = ledger.claim(a, 0, 0, pst).orElseThrow().lease();
+        ledger.completeExport(lease, csv("x\n"), "1 row", expires, pst);
+        BackgroundTask done = ledger.find(a).orElseThrow();
+        assertEquals(expires, done.expiresAt());
+        assertEquals(pst, done.updatedAt());
+    }
+
+    @Test
+    void claimTakesAWaitingOrRunningRowOfItsRunOnly() {
+        UUID id = insert(T0, T0);
+        assertTrue(ledger.claim(id, 1, 0, T0).isEmpty(), "R7: another run's message claims nothing");
+
+        JdbcTaskLedger.Claim first = ledger.claim(id, 0, 0, T0.plusSeconds(1)).orElseThrow();
+        BackgroundTask row = first.task();
+        assertEquals(TaskStatus.RUNNING, row.status());
+        assertEquals(first.lease().executionId(), row.executionId());
+        assertEquals(1, row.attempts(), "R3: attemptsMade + 1");
+        assertEquals(0, row.progress());
+        assertEquals(T0.plusSeconds(1), row.updatedAt());
+        assertEquals(new Lease(id, 0, row.executionId(), 1), first.lease());
+        assertEquals(row, ledger.find(id).orElseThrow(), "RETURNING gives the row as stored");
+
+        ledger.writeProgress(first.lease(), 40, T0.plusSeconds(2));
+        JdbcTaskLedger.Claim takeover = ledger.claim(id, 0, 1, T0.plusSeconds(3)).orElseThrow();
+        assertNotEquals(first.lease().executionId(), takeover.lease().executionId(), "a fresh fencing token");
+        assertEquals(2, takeover.task().attempts());
+        assertEquals(0, takeover.task().progress(), "R10: a new claim resets progress");
+
+        ledger.completeReminder(takeover.lease(), T0.plusSeconds(4));
+        assertTrue(ledger.claim(id, 0, 2, T0.plusSeconds(5)).isEmpty(), "R12: a COMPLETED row is not claimed");
+        assertEquals(TaskStatus.COMPLETED, ledger.find(id).orElseThrow().status());
+    }
+
+    @Test
+    void everyWriteOfAnExecutionThatLostItsLeaseMatchesNothingAndThrowsLeaseLost() throws IOException {
+        UUID id = insert(T0, T0);
+        Lease stale = ledger.claim(id, 0, 0, T0).orElseThrow().lease();
+        Lease current = ledger.claim(id, 0, 0, T0.plusSeconds(1)).orElseThrow().lease();
+        BackgroundTask snapshot = ledger.find(id).orElseThrow();
+
+        assertThrows(LeaseLost.class, () -> ledger.writeProgress(stale, 50, T0.plusSeconds(2)));
+        assertThrows(LeaseLost.class, () -> ledger.readUnderLease(stale));
+        Path file = csv("stale\n");
+        assertThrows(LeaseLost.class, () -> ledger.completeExport(stale, file, "s", T0, T0.plusSeconds(2)));
+        assertThrows(LeaseLost.class, () -> ledger.completeReminder(stale, T0.plusSeconds(2)));
+        assertFalse(ledger.reportFailure(stale, true, "late", T0.plusSeconds(2)), "R11: 0 rows, return quietly");
+        assertEquals(snapshot, ledger.find(id).orElseThrow(), "R8: nothing written, updatedAt included");
+
+        ledger.writeProgress(current, 50, T0.plusSeconds(3));
+        assertEquals(50, ledger.readUnderLease(current).progress());
+        assertEquals(T0.plusSeconds(3), ledger.find(id).orElseThrow().updatedAt(), "progress moves updatedAt");
+        ledger.completeExport(current, csv("a,b\r\n"), "1 row", T0.plus(Duration.ofHours(24)), T0.plusSeconds(4));
+        BackgroundTask done = ledger.find(id).orElseThrow();
+        assertEquals(TaskStatus.COMPLETED, done.status());
+        assertEquals(100, done.progress());
+        assertNull(done.executionId());
+        assertEquals(5, done.resultBytes());
+        assertEquals(sha256("a,b\r\n"), done.resultDigest());
+        assertThrows(LeaseLost.class, () -> ledger.writeProgress(current, 60, T0.plusSeconds(5)),
+                "the lease ends with the run");
+    }
+
+    @Test
+    void failureReportsRetryWaitingOrFailForGoodUnderTheLease() {
+        UUID id = insert(T0, T0);
+        Lease first = ledger.claim(id, 0, 0, T0).orElseThrow().lease();
+        assertTrue(ledger.reportFailure(first, false, "Export failed, will retry", T0.plusSeconds(1)));
+        BackgroundTask waiting = ledger.find(id).orElseThrow();
+        assertEquals(TaskStatus.WAITING, waiting.status());
+        assertNull(waiting.executionId());
+        assertEquals("Export failed, will retry", waiting.lastError());
+        assertFalse(ledger.reportFailure(first, true, "again", T0.plusSeconds(2)), "the lease was cleared");
+
+        Lease second = ledger.claim(id, 0, 1, T0.plusSeconds(3)).orElseThrow().lease();
+        assertEquals(2, second.attempts());
+        assertTrue(ledger.reportFailure(second, true, "Export failed", T0.plusSeconds(4)));
+        BackgroundTask failed = ledger.find(id).orElseThrow();
+        assertEquals(TaskStatus.FAILED, failed.status());
+        assertEquals(2, failed.attempts());
+        assertEquals(T0.plusSeconds(4), failed.updatedAt());
+        assertTrue(ledger.claim(id, 0, 2, T0.plusSeconds(5)).isEmpty(), "a FAILED row is not claimed");
+    }
+
+    @Test
+    void retryStartsTheNextRunOfAFailedTaskWithEveryExecutionFieldReset() throws IOException {
+        UUID id = insert(T0, T0);
+        assertEquals(1, ledger.markDispatched(List.of(TaskJobId.of(id, 0)), T0));
+        Lease lease = ledger.claim(id, 0, 0, T0).orElseThrow().lease();
+        ledger.writeProgress(lease, 70, T0.plusSeconds(1));
+        assertTrue(ledger.reportFailure(lease, true, "Export failed", T0.plusSeconds(2)));
+        BackgroundTask before = ledger.find(id).orElseThrow();
+        assertNotNull(before.dispatchedAt());
+
+        assertTrue(ledger.retry(id, 1, T0.plusSeconds(3)).isEmpty(), "expected run must match");
+        Instant now = T0.plus(Duration.ofHours(1)); // the repeated 01:30 local
+        BackgroundTask after = ledger.retry(id, 0, now).orElseThrow();
+        assertEquals(1, after.run(), "R16: run + 1");
+        assertEquals(TaskStatus.WAITING, after.status());
+        assertEquals(0, after.progress());
+        assertEquals(0, after.attempts());
+        assertNull(after.lastError());
+        assertNull(after.executionId());
+        assertNull(after.dispatchedAt());
+        assertNull(after.resultDigest());
+        assertNull(after.resultSummary());
+        assertNull(after.expiresAt());
+        assertEquals(now, after.runAt());
+        assertEquals(now, after.updatedAt());
+        assertEquals(List.of(before.id(), before.kind(), before.teamId(), before.ownerId(), before.filters(),
+                before.scope(), before.createdAt()),
+                List.of(after.id(), after.kind(), after.teamId(), after.ownerId(), after.filters(), after.scope(),
+                        after.createdAt()), "R16: identity, owner, team, kind, filters and scope are kept");
+        assertEquals(after, ledger.find(id).orElseThrow());
+
+        assertTrue(ledger.retry(id, 0, now).isEmpty(), "only a FAILED task is retried");
+        assertTrue(ledger.claim(id, 0, 0, now).isEmpty(), "R17: the old run's message returns at claim");
+        assertEquals(1, ledger.claim(id, 1, 0, now).orElseThrow().lease().run());
+    }
+
+    @Test
+    void dispatchLocksDueRowsAndASecondSweepSkipsThemWithoutWaiting() throws SQLException {
+        UUID early = insert(T0.minusSeconds(60), T0);
+        UUID later = insert(T0.minusSeconds(30), T0);
+        UUID notDue = insert(T0.plusSeconds(3600), T0);
+
+        try (Connection tx = sessions.getConnection()) {
+            tx.setAutoCommit(false);
+            JdbcTaskLedger first = new JdbcTaskLedger();
+            first.dataSource = oneConnection(tx);
+            assertEquals(List.of(TaskJobId.of(early, 0)), first.lockDueForDispatch(T0, 1, null), "oldest runAt first");
+
+            assertEquals(List.of(TaskJobId.of(later, 0)), ledger.lockDueForDispatch(T0, 10, null),
+                    "R18: another instance's sweep skips the locked row (SKIP LOCKED), does not wait");
+            assertEquals(1, first.markDispatched(List.of(TaskJobId.of(early, 0)), T0));
+            tx.commit();
+        }
+        assertEquals(T0, ledger.find(early).orElseThrow().dispatchedAt());
+        assertEquals(List.of(TaskJobId.of(later, 0)), ledger.lockDueForDispatch(T0, 10, null),
+                "dispatched and not-yet-due rows are not offered");
+        assertEquals(List.of(), ledger.lockDueForDispatch(T0, 10, notDue));
+        assertEquals(List.of(TaskJobId.of(notDue, 0)), ledger.lockDueForDispatch(T0.plusSeconds(3600), 10, notDue),
+                "due at exactly runAt");
+        assertEquals(0, ledger.markDispatched(List.of(TaskJobId.of(later, 1)), T0), "another run is not marked");
+    }
+
+    @Test
+    void recoverStalledReturnsRunningRowsNotWrittenSinceTheCutoffAndSkipsLockedOnes() throws SQLException {
+        UUID stalled = insert(T0, T0);
+        UUID alive = insert(T0, T0);
+        UUID waiting = insert(T0, T0);
+        assertEquals(2, ledger.markDispatched(List.of(TaskJobId.of(stalled, 0), TaskJobId.of(alive, 0)), T0));
+        Lease old = ledger.claim(stalled, 0, 0, T0).orElseThrow().lease();
+        Lease busy = ledger.claim(alive, 0, 0, T0).orElseThrow().lease();
+        ledger.writeProgress(busy, 10, T0.plus(Duration.ofMinutes(3)));
+        Instant cutoff = T0.plus(Duration.ofMinutes(2));
+        Instant now = T0.plus(Duration.ofMinutes(4));
+
+        try (Connection other = sessions.getConnection()) {
+            other.setAutoCommit(false);
+            try (PreparedStatement ps = other.prepareStatement("SELECT 1 FROM background_task WHERE id = ? FOR UPDATE")) {
+                ps.setObject(1, stalled);
+                ps.executeQuery().close();
+            }
+            assertEquals(List.of(), ledger.recoverStalled(cutoff, 10, now), "a row another session holds is skipped");
+            other.rollback();
+        }
+
+        assertEquals(List.of(TaskJobId.of(stalled, 0)), ledger.recoverStalled(cutoff, 10, now), "R19");
+        BackgroundTask recovered = ledger.find(stalled).orElseThrow();
+        assertEquals(TaskStatus.WAITING, recovered.status());
+        assertNull(recovered.executionId());
+        assertNull(recovered.dispatchedAt());
+        assertEquals(now, recovered.updatedAt());
+        assertThrows(LeaseLost.class, () -> ledger.writeProgress(old, 20, now), "the stalled execution's lease is gone");
+        assertEquals(TaskStatus.RUNNING, ledger.find(alive).orElseThrow().status(), "written after the cutoff");
+        assertEquals(busy.executionId(), ledger.find(alive).orElseThrow().executionId());
+        assertEquals(TaskStatus.WAITING, ledger.find(waiting).orElseThrow().status());
+        assertEquals(List.of(), ledger.recoverStalled(cutoff, 10, now));
+    }
+
+    // ---- helpers -----------------------------------------------------------------------------------
+
+    private UUID insert(Instant runAt, Instant now) {
+        UUID id = UUID.randomUUID();
+        ledger.insert(id, TaskKind.EXPORT, team, owner, TaskScope.TEAM, "{\"status\": [\"OPEN\"]}", runAt, now);
+        return id;
+    }
+
+    private static String utcText(String column, UUID id) throws SQLException {
+        try (Connection c = sessions.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT to_char(" + column + " AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') FROM background_task"
+                        + " WHERE id = ?")) {
+            ps.setObject(1, id);
+            try (ResultSet rs = ps.executeQuery()) {
+                assertTrue(rs.next());
+                return rs.getString(1);
+            }
+        }
+    }
+
+    private Path csv(String text) throws IOException {
+        return Files.writeString(Files.createTempFile(tmp, "ledger", ".csv"), text, StandardCharsets.UTF_8);
+    }
+
+    private static String sha256(String text) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Sessions in {@link #SESSION_ZONE}. A {@code -c TimeZone=} startup option is not enough: pgjdbc sends the
+     * JVM's zone in its startup packet, which wins, so every connection sets the zone itself.
+     */
+    private static final class LosAngelesSessions extends PGSimpleDataSource {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Connection getConnection(String user, String password) throws SQLException {
+            Connection c = super.getConnection(user, password);
+            try (Statement st = c.createStatement()) {
+                st.execute("SET TIME ZONE '" + SESSION_ZONE + "'");
+            } catch (SQLException e) {
+                c.close();
+                throw e;
+            }
+            return c;
+        }
+    }
+
+    /** A data source that hands out {@code c} every time and ignores close: the ledger's calls share one transaction. */
+    private static PGSimpleDataSource oneConnection(Connection c) {
+        Connection shared = (Connection) Proxy.newProxyInstance(JdbcTaskLedgerTest.class.getClassLoader(),
+                new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("close")) {
+                        return null;
+                    }
+                    try {
+                        return method.invoke(c, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        return new PGSimpleDataSource() {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            public Connection getConnection() {
+                return shared;
+            }
+        };
+    }
+
+    private static void exec(String sql, Object... args) throws SQLException {
+        try (Connection c = sessions.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < args.length; i++) {
+                ps.setObject(i + 1, args[i]);
+            }
+            ps.execute();
+        }
+    }
+}
