@@ -171,7 +171,7 @@ class ConsoleIT {
      */
     @Test
     void memberExportsOpenTicketsWatchesProgressAndDownloadsTheFile() throws Exception {
-        shot("signin");
+        shot("signin", "signin-title");
         signIn("owner-" + tag);
         click(By.id("f-status-OPEN"));
         click(By.id("f-apply"));
@@ -185,7 +185,7 @@ class ConsoleIT {
         assertEquals("COMPLETED", driver.findElement(By.id("task-" + id)).getAttribute("data-status"));
         assertEquals(Boolean.TRUE, js("return window.__sameDocument === true;"), "no reload: the stream moved the bar");
         assertEquals("100", driver.findElement(By.cssSelector("#task-" + id + " progress")).getAttribute("value"));
-        shot("member");
+        shot("member", "export-title");
 
         click(By.cssSelector("#task-" + id + " .task-download"));
         Path file = within(WAIT).until(d -> csvIn(downloads));
@@ -216,7 +216,7 @@ class ConsoleIT {
         assertEquals(List.of("SELF"), scopes);
         assertTrue(driver.findElement(By.id("tasks-title")).getText().contains("My tasks"));
         assertTrue(driver.findElements(By.id("nav-operator")).stream().noneMatch(WebElement::isDisplayed));
-        shot("customer");
+        shot("customer", "team-title");
     }
 
     /**
@@ -248,7 +248,7 @@ class ConsoleIT {
                 within(WAIT).until(ExpectedConditions.attributeToBe(By.id(id), "data-status", "CANCELLED"));
                 assertTrue(driver.findElement(By.id(id)).getText().contains("Cancelled by a member of the team."));
                 assertTrue(driver.findElements(By.cssSelector("#" + id + " .task-retry")).size() == 1, "retry offered");
-                shot("member-cancelled");
+                shot("member-cancelled", "tasks-title");
             } finally {
                 lock.rollback();
             }
@@ -265,7 +265,7 @@ class ConsoleIT {
         click(By.id("nav-operator"));
         By dispatch = By.id("timer-dispatch");
         within(WAIT).until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#timer-dispatch .timer-pause")));
-        shot("operator");
+        shot("operator", "main");
         click(By.cssSelector("#timer-dispatch .timer-pause"));
         within(WAIT).until(ExpectedConditions.attributeToBe(dispatch, "data-paused", "true"));
         try {
@@ -287,7 +287,7 @@ class ConsoleIT {
             assertEquals("—", driver.findElement(By.cssSelector("#ops-task dd[data-field=dispatchedAt]")).getText(),
                     "due, but the paused sweep did not dispatch it");
             assertNull(data.value("SELECT dispatched_at FROM background_task WHERE id = ?", UUID.fromString(id)));
-            shot("operator-paused");
+            shot("operator-paused", "ops-timers-title");
             click(By.cssSelector("#timer-dispatch .timer-resume"));
             within(WAIT).until(ExpectedConditions.attributeToBe(dispatch, "data-paused", "false"));
             within(WAIT).until(ExpectedConditions.textToBe(By.cssSelector("#ops-task dd[data-field=status]"), "COMPLETED"));
@@ -327,11 +327,17 @@ class ConsoleIT {
         return ((JavascriptExecutor) driver).executeScript(script);
     }
 
-    /** Saves the current view at 1280×800 and at 390×844 under target/console-screenshots/. */
-    private static void shot(String name) throws Exception {
+    /**
+     * Saves the view at a 1280×800 and a 390×844 viewport under target/console-screenshots/, scrolled so that
+     * the element {@code anchorId} is at the top.
+     */
+    private static void shot(String name, String anchorId) throws Exception {
         for (int[] size : new int[][] {{1280, 800}, {390, 844}}) {
             driver.manage().window().setSize(new Dimension(size[0], size[1]));
-            within(WAIT).until(d -> ((Long) js("return window.innerWidth;")).intValue() <= size[0]);
+            long chrome = (Long) js("return window.outerHeight - window.innerHeight;");
+            driver.manage().window().setSize(new Dimension(size[0], size[1] + (int) chrome));
+            within(WAIT).until(d -> ((Long) js("return window.innerWidth;")).intValue() == size[0]);
+            js("document.getElementById('" + anchorId + "').scrollIntoView();");
             Path png = driver.getScreenshotAs(OutputType.FILE).toPath();
             Files.copy(png, SHOTS.resolve(name + (size[0] == 1280 ? "-desktop" : "-phone") + ".png"),
                     StandardCopyOption.REPLACE_EXISTING);
