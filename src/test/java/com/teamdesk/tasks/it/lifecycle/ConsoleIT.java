@@ -47,6 +47,7 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -207,6 +208,34 @@ class ConsoleIT {
         assertEquals(apiTitles, fileTitles);
     }
 
+    /**
+     * The page and its assets carry the security headers; the API's answers (problem+json, no CSP) and
+     * the 404 of an unknown path are as before.
+     */
+    @Test
+    void theConsoleIsServedWithSecurityHeadersAndTheApiIsUnchanged() throws Exception {
+        for (String path : List.of("", "console/app.js", "console/style.css")) {
+            HttpResponse<String> r = get(path);
+            assertEquals(200, r.statusCode(), path);
+            String csp = r.headers().firstValue("Content-Security-Policy").orElse("");
+            for (String directive : List.of("default-src 'self'", "script-src 'self'", "connect-src 'self'",
+                    "frame-ancestors 'none'")) {
+                assertTrue(csp.contains(directive), path + ": " + csp);
+            }
+            assertFalse(csp.contains("unsafe-inline"), csp);
+            assertEquals("nosniff", r.headers().firstValue("X-Content-Type-Options").orElse(null), path);
+        }
+        assertTrue(get("").headers().firstValue("Content-Type").orElse("").startsWith("text/html"));
+        assertTrue(get("console/app.js").headers().firstValue("Content-Type").orElse("").contains("javascript"));
+        HttpResponse<String> api = get("api/v1/me");
+        assertEquals(401, api.statusCode());
+        assertEquals("application/problem+json", api.headers().firstValue("Content-Type").orElse("").split(";")[0]);
+        assertTrue(api.headers().firstValue("Content-Security-Policy").isEmpty(), "the API's answers are unchanged");
+        HttpResponse<String> unknown = get("no-such-page");
+        assertEquals(404, unknown.statusCode());
+        assertTrue(unknown.body().contains("resource.not_found"), unknown.body());
+    }
+
     /** A customer's export form offers only their own tickets: no TEAM scope. */
     @Test
     void aCustomerDoesNotSeeTheTeamScope() throws Exception {
@@ -241,12 +270,14 @@ class ConsoleIT {
             try {
                 click(By.id("export-submit"));
                 awaitBlockedBy(pid);
-                WebElement row = within(WAIT).until(d -> d.findElements(By.cssSelector("#tasks li.task[data-status=RUNNING]"))
-                        .stream().findFirst().orElse(null));
-                String id = row.getAttribute("id");
+                // The id is read inside the wait: each stream event replaces the row's element.
+                String id = within(WAIT).until(d -> d.findElements(
+                        By.cssSelector("#tasks li.task[data-status=RUNNING]")).stream().findFirst()
+                        .map(e -> e.getAttribute("id")).orElse(null));
                 click(By.cssSelector("#" + id + " .task-cancel"));
                 within(WAIT).until(ExpectedConditions.attributeToBe(By.id(id), "data-status", "CANCELLED"));
-                assertTrue(driver.findElement(By.id(id)).getText().contains("Cancelled by a member of the team."));
+                within(WAIT).until(ExpectedConditions.textToBePresentInElementLocated(By.id(id),
+                        "Cancelled by a member of the team."));
                 assertTrue(driver.findElements(By.cssSelector("#" + id + " .task-retry")).size() == 1, "retry offered");
                 shot("member-cancelled", "tasks-title");
             } finally {
@@ -276,16 +307,14 @@ class ConsoleIT {
                     + "el.value = `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:"
                     + "${p(d.getMinutes())}:${p(d.getSeconds())}`;");
             String id = submitExport();
-            WebElement created = driver.findElement(By.id("task-" + id));
-            assertEquals("WAITING", created.getAttribute("data-status"));
-            assertTrue(created.getText().contains("scheduled for"), created.getText());
+            within(WAIT).until(ExpectedConditions.attributeToBe(By.id("task-" + id), "data-status", "WAITING"));
+            within(WAIT).until(ExpectedConditions.textToBePresentInElementLocated(By.id("task-" + id), "scheduled for"));
             click(By.id("nav-operator"));
-            within(WAIT).until(d -> Integer.parseInt(d.findElement(By.id("ops-due")).getText()) >= 1);
+            within(WAIT).until(d -> Integer.parseInt(d.findElement(By.id("ops-due")).getText()) >= 1); // re-read per try
             driver.findElement(By.id("ops-task-id")).sendKeys(id);
             click(By.id("ops-task-show"));
             within(WAIT).until(ExpectedConditions.textToBe(By.cssSelector("#ops-task dd[data-field=status]"), "WAITING"));
-            assertEquals("—", driver.findElement(By.cssSelector("#ops-task dd[data-field=dispatchedAt]")).getText(),
-                    "due, but the paused sweep did not dispatch it");
+            within(WAIT).until(ExpectedConditions.textToBe(By.cssSelector("#ops-task dd[data-field=dispatchedAt]"), "—"));
             assertNull(data.value("SELECT dispatched_at FROM background_task WHERE id = ?", UUID.fromString(id)));
             shot("operator-paused", "ops-timers-title");
             click(By.cssSelector("#timer-dispatch .timer-resume"));
@@ -311,16 +340,21 @@ class ConsoleIT {
         within(WAIT).until(d -> !d.findElement(By.id("tasks")).getText().isEmpty()); // the first listing is in
         int before = driver.findElements(By.cssSelector("#tasks li.task")).size();
         click(By.id("export-submit"));
-        within(WAIT).until(d -> d.findElements(By.cssSelector("#tasks li.task")).size() > before);
-        return driver.findElement(By.cssSelector("#tasks li.task")).getAttribute("id").substring("task-".length());
+        return within(WAIT).until(d -> {
+            List<WebElement> rows = d.findElements(By.cssSelector("#tasks li.task"));
+            return rows.size() > before ? rows.get(0).getAttribute("id").substring("task-".length()) : null;
+        });
     }
 
     private static void click(By by) {
         within(WAIT).until(ExpectedConditions.elementToBeClickable(by)).click();
     }
 
+    /** A bounded wait that retries when the page replaced an element (live updates re-render rows). */
     private static WebDriverWait within(Duration d) {
-        return new WebDriverWait(driver, d);
+        WebDriverWait w = new WebDriverWait(driver, d);
+        w.ignoring(StaleElementReferenceException.class);
+        return w;
     }
 
     private static Object js(String script) {
@@ -367,6 +401,11 @@ class ConsoleIT {
                 throw new IllegalStateException(e);
             }
         });
+    }
+
+    private static HttpResponse<String> get(String path) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(server.root().resolve(path)).timeout(Duration.ofSeconds(30)).build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     private static JsonObject getJson(String path, UUID user) throws Exception {
