@@ -1,0 +1,150 @@
+// The API client: the bearer token lives in sessionStorage only, every request sends it in the
+// Authorization header (never in a URL), problem+json answers become ApiError.
+const KEY = 'teamdesk.token';
+
+export function token() { return sessionStorage.getItem(KEY); }
+export function setToken(t) { sessionStorage.setItem(KEY, t); }
+export function clearToken() { sessionStorage.removeItem(KEY); }
+
+/** The token's claims (for display and choosing views only: the server decides what is allowed). */
+export function claims() {
+  const t = token();
+  if (!t) return null;
+  try {
+    const part = t.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
+    const json = new TextDecoder().decode(Uint8Array.from(atob(part), c => c.charCodeAt(0)));
+    return JSON.parse(json);
+  } catch (e) {
+    return null;
+  }
+}
+
+export class ApiError extends Error {
+  constructor(status, problem) {
+    super(problem && (problem.detail || problem.title) || `HTTP ${status}`);
+    this.status = status;
+    this.problem = problem || {};
+  }
+}
+
+async function problemOf(res) {
+  try {
+    return await res.json();
+  } catch (e) {
+    return { title: res.statusText };
+  }
+}
+
+function headers(extra) {
+  const h = { Accept: 'application/json', ...extra };
+  const t = token();
+  if (t) h.Authorization = 'Bearer ' + t;
+  return h;
+}
+
+/** fetch a JSON answer; throws ApiError on a non-2xx answer. */
+export async function api(path, { method = 'GET', body, headers: extra } = {}) {
+  const init = { method, headers: headers(extra), cache: 'no-store' };
+  if (body !== undefined) {
+    init.body = JSON.stringify(body);
+    init.headers['Content-Type'] = 'application/json';
+  }
+  const res = await fetch(path, init);
+  if (!res.ok) throw new ApiError(res.status, await problemOf(res));
+  if (res.status === 204) return null;
+  return res.json();
+}
+
+/** Downloads a file answer: fetch with the bearer header, then save the Blob under its server-given name. */
+export async function download(path, fallbackName) {
+  const res = await fetch(path, { headers: headers({ Accept: 'text/csv' }), cache: 'no-store' });
+  if (!res.ok) throw new ApiError(res.status, await problemOf(res));
+  const blob = await res.blob();
+  const cd = res.headers.get('Content-Disposition') || '';
+  const m = /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(cd);
+  const name = m ? decodeURIComponent(m[1]) : fallbackName;
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60000);
+  return name;
+}
+
+/**
+ * Reads a text/event-stream with fetch (EventSource cannot send an Authorization header) and
+ * calls onEvent({event, id, data}) per frame. Reconnects with Last-Event-ID after a drop
+ * (backoff 1 s doubling to 15 s); stops on 401/403/404 or when the server ends a finite stream
+ * (finite: true). Returns a function that closes the stream.
+ */
+export function openStream(path, { onEvent, onState, finite = false }) {
+  const ctl = new AbortController();
+  let lastId = null;
+  let stopped = false;
+  let delay = 1000;
+  const state = s => onState && onState(s);
+
+  async function once() {
+    const h = headers({ Accept: 'text/event-stream' });
+    if (lastId !== null) h['Last-Event-ID'] = lastId;
+    const res = await fetch(path, { headers: h, signal: ctl.signal, cache: 'no-store' });
+    if (!res.ok) throw new ApiError(res.status, await problemOf(res));
+    state('open');
+    delay = 1000;
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buf = '';
+    let frame = { event: 'message', data: [], id: null };
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buf += value;
+      let m;
+      while ((m = /\r\n|\n|\r/.exec(buf)) !== null) {
+        if (m[0] === '\r' && m.index === buf.length - 1) break; // maybe \r\n split over chunks
+        const line = buf.slice(0, m.index);
+        buf = buf.slice(m.index + m[0].length);
+        if (line === '') {
+          if (frame.id !== null) lastId = frame.id;
+          if (frame.data.length) onEvent({ event: frame.event, id: frame.id, data: frame.data.join('\n') });
+          frame = { event: 'message', data: [], id: null };
+        } else if (!line.startsWith(':')) {
+          const i = line.indexOf(':');
+          const field = i < 0 ? line : line.slice(0, i);
+          let v = i < 0 ? '' : line.slice(i + 1);
+          if (v.startsWith(' ')) v = v.slice(1);
+          if (field === 'data') frame.data.push(v);
+          else if (field === 'event') frame.event = v;
+          else if (field === 'id') frame.id = v;
+        }
+      }
+    }
+  }
+
+  (async () => {
+    while (!stopped) {
+      try {
+        await once();
+        if (finite || stopped) break;
+        state('reconnecting');
+      } catch (e) {
+        if (stopped) break;
+        if (e instanceof ApiError && [401, 403, 404].includes(e.status)) {
+          state('error', e);
+          break;
+        }
+        state('reconnecting', e);
+      }
+      await new Promise(r => setTimeout(r, delay));
+      delay = Math.min(delay * 2, 15000);
+    }
+    if (!stopped) state('closed');
+  })();
+
+  return () => {
+    stopped = true;
+    ctl.abort();
+  };
+}

@@ -1,0 +1,319 @@
+// The member view: my teams, a team's tickets with the API's filters, "Export these tickets",
+// reminders, and the team's tasks with live progress (the team's event stream).
+import { api, download, openStream } from './api.js';
+import { h, fill, time, empty, failed, table, field, say, describe, isoLocal, ZONE } from './ui.js';
+
+const STATUS_WORDS = {
+  WAITING: 'Waiting', RUNNING: 'Running', COMPLETED: 'Completed', FAILED: 'Failed', CANCELLED: 'Cancelled',
+};
+
+let me = null;
+let team = null; // {teamId, teamName, role}
+let closeStream = null;
+let tasks = new Map(); // id -> task
+let ticketCursor = null;
+let remindTicket = null;
+let root;
+
+/** Builds the member view for the signed-in user's profile (GET /me). */
+export function mount(el, profile) {
+  root = el;
+  me = profile;
+  fill(root,
+    h('div.layout',
+      h('aside.card', { 'aria-labelledby': 'teams-title' },
+        h('h2#teams-title', 'My teams'),
+        h('div#teams')),
+      h('div.content#team-content', empty('Pick a team to see its tickets and tasks.'))));
+  renderTeams();
+  if (me.memberships.length === 1) selectTeam(me.memberships[0]);
+}
+
+/** Stops the live stream (sign-out, view switch keeps it). */
+export function unmount() {
+  if (closeStream) closeStream();
+  closeStream = null;
+}
+
+function renderTeams() {
+  const box = document.getElementById('teams');
+  if (!me.memberships.length) {
+    fill(box, empty('You are not a member of any team.'));
+    return;
+  }
+  fill(box, h('ul.plain', me.memberships.map(m => h('li',
+    h('button.team', { type: 'button', id: 'team-' + m.teamId, 'aria-pressed': String(team && team.teamId === m.teamId),
+      onclick: () => selectTeam(m) }, m.teamName, h('span.role', m.role))))));
+}
+
+function selectTeam(m) {
+  team = m;
+  renderTeams();
+  unmount();
+  tasks = new Map();
+  const customer = m.role === 'CUSTOMER';
+  const content = document.getElementById('team-content');
+  fill(content,
+    h('h2#team-title', m.teamName, ' ', h('span.role', m.role)),
+    h('section.card', { 'aria-labelledby': 'tickets-title' },
+      h('h3#tickets-title', 'Tickets'),
+      filterForm(),
+      h('div#tickets', { 'aria-live': 'polite' }),
+      h('div#remind-box')),
+    h('section.card', { 'aria-labelledby': 'export-title' },
+      h('h3#export-title', 'Export these tickets'),
+      exportForm(customer)),
+    h('section.card', { 'aria-labelledby': 'tasks-title' },
+      h('h3#tasks-title', customer ? 'My tasks' : 'Tasks of the team'),
+      h('p.hint#stream-state', 'Live updates: connecting…'),
+      h('div#tasks')));
+  loadTickets(false);
+  startTasks();
+}
+
+// ---- tickets ------------------------------------------------------------------------------
+
+function filterForm() {
+  const statuses = ['OPEN', 'PENDING', 'CLOSED'].map(s => h('label.check',
+    h('input', { type: 'checkbox', name: 'status', value: s, id: 'f-status-' + s }), ' ' + s));
+  return h('form#ticket-filters.filters', { onsubmit: e => { e.preventDefault(); loadTickets(false); } },
+    h('fieldset', h('legend', 'Status'), statuses),
+    field('Assignee (user id)', h('input#f-assignee', { type: 'text', autocomplete: 'off', placeholder: 'any' }),
+      h('button.link', { type: 'button', onclick: () => { document.getElementById('f-assignee').value = me.id; } },
+        'Assigned to me')),
+    field('Text', h('input#f-q', { type: 'search', placeholder: 'title or body' })),
+    field('Created from', h('input#f-from', { type: 'date' })),
+    field('Created to', h('input#f-to', { type: 'date' })),
+    h('div.actions', h('button#f-apply', { type: 'submit' }, 'Show tickets')));
+}
+
+function filters() {
+  const status = [...document.querySelectorAll('#ticket-filters input[name=status]:checked')].map(i => i.value);
+  const v = id => document.getElementById(id).value.trim();
+  const f = {};
+  if (status.length) f.status = status;
+  if (v('f-assignee')) f.assigneeId = v('f-assignee');
+  if (v('f-q')) f.q = v('f-q');
+  if (v('f-from')) f.createdFrom = v('f-from');
+  if (v('f-to')) f.createdTo = v('f-to');
+  return f;
+}
+
+async function loadTickets(more) {
+  const box = document.getElementById('tickets');
+  const f = filters();
+  const q = new URLSearchParams();
+  for (const s of f.status || []) q.append('status', s);
+  for (const k of ['assigneeId', 'q', 'createdFrom', 'createdTo']) if (f[k]) q.set(k, f[k]);
+  q.set('limit', '100');
+  if (more && ticketCursor) q.set('cursor', ticketCursor);
+  if (!more) fill(box, h('p.muted', 'Loading tickets…'));
+  try {
+    const page = await api(`/api/v1/teams/${team.teamId}/tickets?${q}`);
+    ticketCursor = page.nextCursor;
+    const rows = page.items.map(t => h('tr', { 'data-ticket': t.id },
+      h('td.title', t.title), h('td', t.status), h('td', t.priority),
+      h('td.mono', t.assigneeId === me.id ? 'me' : (t.assigneeId ? t.assigneeId.slice(0, 8) : '—')),
+      h('td', time(t.createdAt)),
+      h('td', h('button.ticket-remind', { type: 'button', 'aria-label': 'Remind about ' + t.title,
+        onclick: () => openRemind(t) }, 'Remind'))));
+    if (more) {
+      box.querySelector('tbody').append(...rows);
+    } else if (!rows.length) {
+      fill(box, empty('No tickets match these filters.'));
+    } else {
+      fill(box, table('Tickets', ['Title', 'Status', 'Priority', 'Assignee', 'Created', ''], rows, 'tickets'));
+    }
+    box.querySelector('.more')?.remove();
+    if (ticketCursor) {
+      box.append(h('button.more', { type: 'button', onclick: () => loadTickets(true) }, 'Load more tickets'));
+    }
+  } catch (e) {
+    fill(box, failed(e, () => loadTickets(false)));
+  }
+}
+
+// ---- when: now or at a chosen time ---------------------------------------------------------
+
+function whenControl(prefix) {
+  const at = h('input#' + prefix + '-at', { type: 'datetime-local', step: '1', disabled: true,
+    'aria-label': 'Run at (your time zone, ' + ZONE + ')' });
+  const onchange = () => { at.disabled = !document.getElementById(prefix + '-later').checked; };
+  return h('fieldset.when', h('legend', 'When'),
+    h('label.check', h('input#' + prefix + '-now', { type: 'radio', name: prefix + '-when', value: 'now', checked: true, onchange }),
+      ' Now'),
+    h('label.check', h('input#' + prefix + '-later', { type: 'radio', name: prefix + '-when', value: 'later', onchange }),
+      ' At'),
+    at, h('small.hint', 'Your time zone: ' + ZONE));
+}
+
+/** @return the chosen runAt as ISO-8601 with the browser's offset, or undefined for "now" */
+function runAt(prefix) {
+  if (!document.getElementById(prefix + '-later').checked) return undefined;
+  const v = document.getElementById(prefix + '-at').value;
+  if (!v) throw new Error('Pick the date and time to run at.');
+  return isoLocal(new Date(v));
+}
+
+// ---- export --------------------------------------------------------------------------------
+
+function exportForm(customer) {
+  const scope = h('select#export-scope',
+    h('option', { value: 'SELF' }, 'My tickets only (SELF)'),
+    customer ? null : h('option', { value: 'TEAM' }, 'All tickets of the team (TEAM)'));
+  return h('form#export-form', { onsubmit: e => { e.preventDefault(); createExport(); } },
+    h('p.hint', 'Exports the tickets matching the filters above (status, assignee, dates, text) as CSV.'),
+    field('Scope', scope),
+    field('Time zone of the file', h('input#export-tz', { type: 'text', value: ZONE, autocomplete: 'off' })),
+    whenControl('export'),
+    h('div.actions', h('button#export-submit', { type: 'submit' }, 'Export these tickets')));
+}
+
+async function createExport() {
+  try {
+    const body = { kind: 'EXPORT', scope: document.getElementById('export-scope').value, filters: filters(),
+      timeZone: document.getElementById('export-tz').value.trim() || ZONE };
+    const at = runAt('export');
+    if (at) body.runAt = at;
+    const t = await api(`/api/v1/teams/${team.teamId}/tasks`, { method: 'POST', body,
+      headers: { 'Idempotency-Key': crypto.randomUUID() } });
+    upsert(t, true);
+    say(at ? 'Export scheduled.' : 'Export started.');
+  } catch (e) {
+    say(e.problem ? describe(e) : e.message, true);
+  }
+}
+
+// ---- reminders -----------------------------------------------------------------------------
+
+function openRemind(ticket) {
+  remindTicket = ticket;
+  const box = document.getElementById('remind-box');
+  fill(box, h('form#remind-form.card.inset', { onsubmit: e => { e.preventDefault(); createReminder(); } },
+    h('h4', 'Remind about “', ticket.title, '”'),
+    field('Message', h('textarea#remind-message', { rows: 2, required: true })),
+    field('Who', h('select#remind-recipients',
+      h('option', { value: 'ASSIGNEE' }, 'The assignee'),
+      h('option', { value: 'TEAM_STAFF' }, 'The team\'s staff'))),
+    whenControl('remind'),
+    h('div.actions',
+      h('button#remind-submit', { type: 'submit' }, 'Send reminder'),
+      h('button', { type: 'button', onclick: () => fill(box) }, 'Close'))));
+  document.getElementById('remind-message').focus();
+}
+
+async function createReminder() {
+  try {
+    const body = { kind: 'REMINDER', ticketId: remindTicket.id,
+      message: document.getElementById('remind-message').value,
+      recipients: document.getElementById('remind-recipients').value };
+    const at = runAt('remind');
+    if (at) body.runAt = at;
+    const t = await api(`/api/v1/teams/${team.teamId}/tasks`, { method: 'POST', body,
+      headers: { 'Idempotency-Key': crypto.randomUUID() } });
+    upsert(t, true);
+    fill(document.getElementById('remind-box'));
+    say(at ? 'Reminder scheduled.' : 'Reminder on its way.');
+  } catch (e) {
+    say(e.problem ? describe(e) : e.message, true);
+  }
+}
+
+// ---- tasks, live ---------------------------------------------------------------------------
+
+function startTasks() {
+  const teamId = team.teamId;
+  const stateEl = document.getElementById('stream-state');
+  closeStream = openStream(`/api/v1/teams/${teamId}/tasks/events`, {
+    onEvent: ev => {
+      if (ev.event === 'task' && team && team.teamId === teamId) upsert(JSON.parse(ev.data), true);
+    },
+    onState: (s, err) => {
+      if (!stateEl.isConnected) return;
+      stateEl.textContent = s === 'open' ? 'Live updates: on.'
+        : s === 'reconnecting' ? 'Live updates: reconnecting…' : 'Live updates: off. ' + (err ? describe(err) : '');
+      stateEl.classList.toggle('bad', s !== 'open');
+    },
+  });
+  loadTasks();
+}
+
+async function loadTasks() {
+  const box = document.getElementById('tasks');
+  try {
+    const page = await api(`/api/v1/teams/${team.teamId}/tasks?limit=50`);
+    for (const t of page.items) upsert(t, false);
+    renderTasks();
+  } catch (e) {
+    fill(box, failed(e, loadTasks));
+  }
+}
+
+/** Adds or replaces a task; a listed one never overrides what the stream already said. */
+function upsert(t, fresh) {
+  if (!fresh && tasks.has(t.id)) return;
+  tasks.set(t.id, t);
+  const row = document.getElementById('task-' + t.id);
+  if (row) row.replaceWith(taskRow(t));
+  else renderTasks();
+}
+
+function renderTasks() {
+  const box = document.getElementById('tasks');
+  if (!box) return;
+  const list = [...tasks.values()].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  if (!list.length) {
+    fill(box, empty('No tasks yet. Export tickets or send a reminder to start one.'));
+    return;
+  }
+  fill(box, h('ul.plain.tasks', list.map(taskRow)));
+}
+
+function taskRow(t) {
+  const scheduled = t.status === 'WAITING' && t.runAt && new Date(t.runAt) > new Date();
+  const what = t.kind === 'EXPORT' ? `Export (${t.scope === 'TEAM' ? 'team' : 'my tickets'})` : 'Reminder';
+  const actions = [];
+  if (t.links && t.links.result) {
+    actions.push(h('button.task-download', { type: 'button', onclick: () => save(t) }, 'Download CSV'));
+  }
+  if (t.links && t.links.retry) {
+    actions.push(h('button.task-retry', { type: 'button', onclick: () => act(t, 'retry') }, 'Retry'));
+  }
+  if (t.links && t.links.cancel) {
+    actions.push(h('button.task-cancel', { type: 'button', onclick: () => act(t, 'cancel') }, 'Cancel'));
+  }
+  return h('li.task#task-' + t.id, { 'data-status': t.status },
+    h('div.task-head',
+      h('strong', what), ' ',
+      h('span.badge.task-status', { 'data-status': t.status }, STATUS_WORDS[t.status] || t.status),
+      scheduled ? h('span.muted', ' scheduled for ', time(t.runAt)) : null),
+    h('div.bar',
+      h('progress.task-progress', { max: 100, value: t.progress, 'aria-label': what + ' progress' }),
+      h('span.task-pct', `${t.progress} %`)),
+    h('div.meta',
+      h('span', `Run ${t.displayRun}, attempt${t.attempts === 1 ? '' : 's'}: ${t.attempts}`), ' · ',
+      h('span', 'created ', time(t.createdAt)),
+      t.resultSummary ? h('span', ' · ', t.resultSummary) : null),
+    t.lastError ? h('p.task-error', 'What happened: ', t.lastError) : null,
+    actions.length ? h('div.actions', actions) : null);
+}
+
+async function act(t, action) {
+  try {
+    const next = await api(`/api/v1/tasks/${t.id}/${action}`, { method: 'POST',
+      headers: { 'Idempotency-Key': crypto.randomUUID() } });
+    upsert(next, true);
+    say(action === 'cancel' ? 'Task cancelled.' : 'Task retried.');
+  } catch (e) {
+    say(describe(e), true);
+  }
+}
+
+async function save(t) {
+  try {
+    const name = await download(`/api/v1/tasks/${t.id}/result`, `export-${t.id}.csv`);
+    say('Downloaded ' + name + '.');
+  } catch (e) {
+    say(describe(e), true);
+  }
+}

@@ -1,0 +1,172 @@
+// The operator view (/api/v1/admin): overview, running runs, workers, queue, timers with
+// pause/resume/run-now, failed tasks with bulk retry, a task's detail. The admin API has no
+// stream, so the figures are refreshed every 2 s while the view is shown.
+import { api } from './api.js';
+import { h, fill, time, duration, empty, failed, table, field, say, describe } from './ui.js';
+
+const REFRESH_MS = 2000;
+let timer = null;
+let root;
+
+/** Builds the operator view and starts refreshing it. */
+export function mount(el) {
+  root = el;
+  fill(root,
+    h('p.hint', 'Figures refresh every 2 seconds. ', h('span#ops-updated')),
+    h('div.grid',
+      h('section.card', { 'aria-labelledby': 'ops-overview-title' }, h('h2#ops-overview-title', 'Overview'), h('div#ops-overview')),
+      h('section.card', { 'aria-labelledby': 'ops-queue-title' }, h('h2#ops-queue-title', 'Queue (Redis)'), h('div#ops-queue'))),
+    h('section.card', { 'aria-labelledby': 'ops-timers-title' }, h('h2#ops-timers-title', 'Timers'), h('div#ops-timers')),
+    h('section.card', { 'aria-labelledby': 'ops-running-title' }, h('h2#ops-running-title', 'Running runs'), h('div#ops-running')),
+    h('section.card', { 'aria-labelledby': 'ops-workers-title' }, h('h2#ops-workers-title', 'Workers'), h('div#ops-workers')),
+    h('section.card', { 'aria-labelledby': 'ops-failed-title' }, h('h2#ops-failed-title', 'Failed tasks'),
+      h('form#ops-bulk.filters', { onsubmit: e => { e.preventDefault(); bulkRetry(); } },
+        field('Kind', h('select#ops-bulk-kind', h('option', { value: '' }, 'any'), h('option', 'EXPORT'), h('option', 'REMINDER'))),
+        field('Older than', h('input#ops-bulk-older', { type: 'text', placeholder: 'e.g. PT10M' })),
+        h('div.actions', h('button#ops-bulk-retry', { type: 'submit' }, 'Retry failed tasks (up to 100)'))),
+      h('div#ops-failed')),
+    h('section.card', { 'aria-labelledby': 'ops-detail-title' }, h('h2#ops-detail-title', 'Task detail'),
+      h('form#ops-detail-form.filters', { onsubmit: e => { e.preventDefault(); showTask(); } },
+        field('Task id', h('input#ops-task-id', { type: 'text', autocomplete: 'off', required: true })),
+        h('div.actions', h('button#ops-task-show', { type: 'submit' }, 'Show task'))),
+      h('div#ops-detail')));
+  refresh();
+  clearInterval(timer);
+  timer = setInterval(refresh, REFRESH_MS);
+}
+
+/** Stops refreshing. */
+export function unmount() {
+  clearInterval(timer);
+  timer = null;
+}
+
+function taskLink(id) {
+  return h('button.link.mono', { type: 'button', title: id, onclick: () => { document.getElementById('ops-task-id').value = id; showTask(); } },
+    id.slice(0, 8));
+}
+
+async function section(id, path, render) {
+  const box = document.getElementById(id);
+  if (!box) return;
+  try {
+    const data = await api(path);
+    if (box.isConnected) render(box, data);
+  } catch (e) {
+    if (box.isConnected) fill(box, failed(e, refresh));
+  }
+}
+
+async function refresh() {
+  await Promise.all([
+    section('ops-overview', '/api/v1/admin/overview', renderOverview),
+    section('ops-timers', '/api/v1/admin/timers', renderTimers),
+    section('ops-workers', '/api/v1/admin/workers?limit=100', renderWorkers),
+    section('ops-failed', '/api/v1/admin/tasks?status=FAILED&limit=50', renderFailed),
+  ]);
+  const u = document.getElementById('ops-updated');
+  if (u) fill(u, 'Updated ', time(new Date().toISOString()), '.');
+  const id = document.getElementById('ops-task-id');
+  if (id && id.value && document.getElementById('ops-detail').childElementCount) showTask(true);
+}
+
+function renderOverview(box, o) {
+  const kinds = [...new Set(o.counts.map(c => c.kind))];
+  const statuses = [...new Set(o.counts.map(c => c.status))];
+  const count = (s, k) => (o.counts.find(c => c.status === s && c.kind === k) || { count: 0 }).count;
+  fill(box,
+    h('dl.figures',
+      h('dt', 'Oldest waiting'), h('dd#ops-oldest', duration(o.oldestWaitingAgeMs)),
+      h('dt', 'Due but not dispatched'), h('dd#ops-due', String(o.dueUndispatched)),
+      h('dt', 'Running'), h('dd#ops-running-count', String(o.running.length))),
+    table('Tasks by status and kind', ['Status', ...kinds],
+      statuses.map(s => h('tr', h('th', { scope: 'row' }, s), kinds.map(k => h('td.num', String(count(s, k))))))));
+  const q = o.queue;
+  fill(document.getElementById('ops-queue'), q
+    ? h('dl.figures#ops-queue-figures', ['waiting', 'delayed', 'active', 'completed', 'failed'].flatMap(k =>
+      [h('dt', k), h('dd', { 'data-state': k }, String(q[k]))]))
+    : empty('No queue figures.'));
+  const running = document.getElementById('ops-running');
+  fill(running, o.running.length
+    ? table('Running runs', ['Task', 'Kind', 'Run', 'Attempt', 'Progress', 'Worker', 'Last write', 'Lease age'],
+      o.running.map(r => h('tr', h('td', taskLink(r.id)), h('td', r.kind), h('td.num', String(r.run + 1)),
+        h('td.num', String(r.attempt)), h('td.num', `${r.progress} %`), h('td.mono', r.claimedBy || '—'),
+        h('td', time(r.updatedAt)), h('td', { class: r.leaseAgeMs > 60000 ? 'warn' : '' }, duration(r.leaseAgeMs)))))
+    : empty('Nothing is running.'));
+}
+
+function renderTimers(box, page) {
+  const rows = [];
+  for (const inst of page.items) {
+    for (const t of inst.timers) {
+      rows.push(h('tr#timer-' + t.name + (inst.thisInstance ? '' : '-' + inst.instance), { 'data-paused': String(t.paused) },
+        h('th', { scope: 'row' }, t.name), h('td.mono', inst.instance + (inst.thisInstance ? ' (this)' : '')),
+        h('td.timer-state', t.paused ? h('span.badge', { 'data-status': 'CANCELLED' }, 'Paused') : h('span.badge', { 'data-status': 'COMPLETED' }, 'Active')),
+        h('td', t.schedule || '—'), h('td', time(t.nextTimeout)), h('td', time(t.lastEnd || t.lastStart)),
+        h('td', t.lastOutcome || '—'), h('td.num', `${t.runs} / ${t.failures}`),
+        h('td.actions',
+          t.paused
+            ? h('button.timer-resume', { type: 'button', onclick: () => timerAction(t.name, 'resume') }, 'Resume')
+            : h('button.timer-pause', { type: 'button', onclick: () => timerAction(t.name, 'pause') }, 'Pause'),
+          h('button.timer-run', { type: 'button', onclick: () => timerAction(t.name, 'run') }, 'Run now'))));
+    }
+  }
+  fill(box, rows.length
+    ? table('Timers', ['Timer', 'Instance', 'State', 'Schedule', 'Next run', 'Last run', 'Outcome', 'Runs / failures', ''], rows)
+    : empty('No instance has reported its timers.'));
+}
+
+async function timerAction(name, action) {
+  try {
+    await api(`/api/v1/admin/timers/${name}/${action}`, { method: 'POST' });
+    say(`Timer ${name}: ${action === 'run' ? 'ran once' : action + 'd'}.`);
+    refresh();
+  } catch (e) {
+    say(describe(e), true);
+  }
+}
+
+function renderWorkers(box, page) {
+  fill(box, page.items.length
+    ? table('Workers', ['Worker', 'Host', 'State', 'Started', 'Busy / concurrency', 'Last heartbeat'],
+      page.items.map(w => h('tr', h('td.mono', w.id), h('td.mono', w.host), h('td', h('span.badge', { 'data-status': w.state === 'live' ? 'COMPLETED' : 'FAILED' }, w.state)),
+        h('td', time(w.startedAt)), h('td.num', `${w.busy} / ${w.concurrency}`), h('td', time(w.lastBeat)))))
+    : empty('No worker has been seen in the last day.'));
+}
+
+function renderFailed(box, page) {
+  fill(box, page.items.length
+    ? table('Failed tasks', ['Task', 'Kind', 'Team', 'Run', 'What happened', 'Updated'],
+      page.items.map(t => h('tr', h('td', taskLink(t.id)), h('td', t.kind), h('td.mono', t.teamId.slice(0, 8)),
+        h('td.num', String(t.displayRun ?? t.run + 1)), h('td', t.lastError || '—'), h('td', time(t.updatedAt)))))
+    : empty('No failed tasks.'));
+}
+
+async function bulkRetry() {
+  const body = { limit: 100 };
+  const kind = document.getElementById('ops-bulk-kind').value;
+  const older = document.getElementById('ops-bulk-older').value.trim();
+  if (kind) body.kind = kind;
+  if (older) body.olderThan = older;
+  try {
+    const r = await api('/api/v1/admin/tasks/retry', { method: 'POST', body });
+    say(`Retried ${r.retried.length}, skipped ${r.skipped.length}.`);
+    refresh();
+  } catch (e) {
+    say(describe(e), true);
+  }
+}
+
+async function showTask(quiet) {
+  const id = document.getElementById('ops-task-id').value.trim();
+  const box = document.getElementById('ops-detail');
+  if (!id) return;
+  try {
+    const t = await api(`/api/v1/admin/tasks/${encodeURIComponent(id)}`);
+    const rows = Object.entries(t).filter(([k]) => k !== 'filters').flatMap(([k, v]) => [h('dt', k),
+      h('dd', { 'data-field': k }, typeof v === 'string' && /^\d{4}-\d\d-\d\dT/.test(v) ? time(v) : v === null ? '—' : String(v))]);
+    fill(box, h('dl.detail#ops-task', rows), h('p', 'Filters: ', h('code', JSON.stringify(t.filters))));
+  } catch (e) {
+    if (!quiet) fill(box, failed(e, () => showTask()));
+  }
+}

@@ -1,0 +1,430 @@
+package com.teamdesk.tasks.it.lifecycle;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.teamdesk.tasks.it.support.TestData.TestTeam;
+import com.teamdesk.tasks.it.support.Tokens;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonReader;
+import jakarta.json.JsonValue;
+import java.io.File;
+import java.io.Reader;
+import java.io.StringReader;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.logging.Level;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.commons.csv.CSVFormat;
+import org.apache.commons.csv.CSVRecord;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
+import org.openqa.selenium.logging.LoggingPreferences;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.Select;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * Issue 15: the console in a real browser. One production server (ServerProcess: the WAR as
+ * {@code ./teamdesk up} runs it, dev sign-in on, timers on, its own schema and Redis prefix) and one
+ * headless Debian {@code chromium} driven through {@code /usr/bin/chromedriver} by Selenium; nothing is
+ * downloaded. A browser that cannot start fails the class (never a skip), and any SEVERE entry in the
+ * browser's console log fails the test it happened in.
+ *
+ * <p>Ordering is by explicit, bounded waits on what the page shows (Selenium {@link WebDriverWait}) and
+ * by sync points in PostgreSQL (a backend blocked on the test's table lock), never by sleeping.
+ * Screenshots of each view at 1280×800 and 390×844 land in {@code target/console-screenshots/}.
+ */
+class ConsoleIT {
+    private static final Duration READY = Duration.ofSeconds(180);
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final int OPEN_TICKETS = 23;
+    private static final Path SHOTS = Path.of("target", "console-screenshots");
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private static PrivateSchema data;
+    private static ServerProcess server;
+    private static TestTeam team;
+    private static String tag;
+    private static Path downloads;
+    private static ChromeDriver driver;
+
+    @BeforeAll
+    static void start() throws Exception {
+        data = PrivateSchema.create();
+        team = data.newTeam();
+        tag = team.id().toString().substring(0, 8);
+        tickets();
+        String key = System.getenv("TEAMDESK_JWT_PRIVATE_KEY");
+        assertNotNull(key, "TEAMDESK_JWT_PRIVATE_KEY (the dev private key) must be set: run ./teamdesk test");
+        Map<String, String> env = new HashMap<>();
+        env.put("TEAMDESK_DB_URL", data.url());
+        env.put("TEAMDESK_REDIS_PREFIX", "it-console-" + tag);
+        env.put("TEAMDESK_TIMERS_ENABLED", "true");
+        env.put("TEAMDESK_EXPORT_BATCH_SIZE", "7");
+        env.put("TEAMDESK_DEV_LOGIN_ENABLED", "true");
+        env.put("TEAMDESK_DEV_LOGIN_PRIVATE_KEY", key.startsWith("file:") ? key.substring(5) : key);
+        env.put("TEAMDESK_DEV_LOGIN_OPERATORS", "owner-" + tag);
+        server = ServerProcess.start("console", env);
+        downloads = Files.createDirectories(Path.of("target", "console-downloads", tag)).toAbsolutePath();
+        Files.createDirectories(SHOTS);
+        driver = browser(downloads);
+        server.awaitReady(READY);
+    }
+
+    /** Headless Debian chromium through its chromedriver; fails loudly when either cannot start. */
+    private static ChromeDriver browser(Path downloadDir) {
+        File chromedriver = new File("/usr/bin/chromedriver");
+        File chromium = new File("/usr/bin/chromium");
+        assertTrue(chromedriver.canExecute() && chromium.canExecute(),
+                "Debian's chromium and chromium-driver are required (./teamdesk test installs them with apt)");
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(chromium);
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--window-size=1280,800", "--lang=en-US");
+        options.setExperimentalOption("prefs", Map.of("download.default_directory", downloadDir.toString(),
+                "download.prompt_for_download", false));
+        LoggingPreferences logs = new LoggingPreferences();
+        logs.enable(LogType.BROWSER, Level.ALL);
+        options.setCapability("goog:loggingPrefs", logs);
+        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(chromedriver)
+                .usingAnyFreePort().build();
+        return new ChromeDriver(service, options);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (driver != null) {
+            driver.quit();
+        }
+        if (server != null) {
+            server.close();
+        }
+        if (data != null) {
+            data.drop();
+        }
+    }
+
+    @BeforeEach
+    void freshPage() {
+        driver.manage().window().setSize(new Dimension(1280, 800));
+        driver.get(server.root().toString());
+        ((JavascriptExecutor) driver).executeScript("sessionStorage.clear();");
+        driver.navigate().refresh();
+        browserErrors(); // drop what an earlier page logged
+    }
+
+    /** A console error in the browser fails the test. */
+    @AfterEach
+    void noConsoleErrors() {
+        List<String> errors = browserErrors();
+        assertTrue(errors.isEmpty(), "the browser logged errors: " + errors);
+    }
+
+    private static List<String> browserErrors() {
+        return driver.manage().logs().get(LogType.BROWSER).getAll().stream()
+                .filter(e -> e.getLevel().intValue() >= Level.SEVERE.intValue()).map(LogEntry::toString).toList();
+    }
+
+    // ---- scenarios ----------------------------------------------------------------------------
+
+    /**
+     * A member signs in with the dev sign-in, filters OPEN tickets, exports them, watches the bar reach
+     * 100 % without reloading (the team's event stream), downloads the CSV, and its rows are exactly the
+     * API's OPEN tickets (Chinese and emoji titles included).
+     */
+    @Test
+    void memberExportsOpenTicketsWatchesProgressAndDownloadsTheFile() throws Exception {
+        shot("signin", "signin-title");
+        signIn("owner-" + tag);
+        click(By.id("f-status-OPEN"));
+        click(By.id("f-apply"));
+        within(WAIT).until(d -> d.findElements(By.cssSelector("#tickets tbody tr")).size() == OPEN_TICKETS);
+        assertTrue(driver.findElement(By.id("tickets")).getText().contains("退款 🚀"), "Chinese and emoji titles render");
+        new Select(driver.findElement(By.id("export-scope"))).selectByValue("TEAM");
+        js("window.__sameDocument = true;");
+        String id = submitExport();
+        By pct = By.cssSelector("#task-" + id + " .task-pct");
+        within(WAIT).until(ExpectedConditions.textToBe(pct, "100 %"));
+        assertEquals("COMPLETED", driver.findElement(By.id("task-" + id)).getAttribute("data-status"));
+        assertEquals(Boolean.TRUE, js("return window.__sameDocument === true;"), "no reload: the stream moved the bar");
+        assertEquals("100", driver.findElement(By.cssSelector("#task-" + id + " progress")).getAttribute("value"));
+        shot("member", "export-title");
+
+        click(By.cssSelector("#task-" + id + " .task-download"));
+        Path file = within(WAIT).until(d -> csvIn(downloads));
+        List<CSVRecord> rows;
+        try (Reader r = new StringReader(Files.readString(file, StandardCharsets.UTF_8).replace("\uFEFF", ""))) {
+            rows = CSVFormat.RFC4180.builder().setHeader().setSkipHeaderRecord(true).get().parse(r).getRecords();
+        }
+        Set<String> fileIds = rows.stream().map(rec -> rec.get("id")).collect(Collectors.toCollection(TreeSet::new));
+        Set<String> fileTitles = rows.stream().map(rec -> rec.get("title")).collect(Collectors.toCollection(TreeSet::new));
+        JsonObject page = getJson("api/v1/teams/" + team.id() + "/tickets?status=OPEN&limit=500", team.owner());
+        Set<String> apiIds = new TreeSet<>();
+        Set<String> apiTitles = new TreeSet<>();
+        for (JsonValue v : page.getJsonArray("items")) {
+            apiIds.add(v.asJsonObject().getString("id"));
+            apiTitles.add(v.asJsonObject().getString("title"));
+        }
+        assertEquals(OPEN_TICKETS, apiIds.size());
+        assertEquals(apiIds, fileIds, "the file's rows are the API's OPEN tickets");
+        assertEquals(apiTitles, fileTitles);
+    }
+
+    /**
+     * The page and its assets carry the security headers; the API's answers (problem+json, no CSP) and
+     * the 404 of an unknown path are as before.
+     */
+    @Test
+    void theConsoleIsServedWithSecurityHeadersAndTheApiIsUnchanged() throws Exception {
+        for (String path : List.of("", "console/app.js", "console/style.css")) {
+            HttpResponse<String> r = get(path);
+            assertEquals(200, r.statusCode(), path);
+            String csp = r.headers().firstValue("Content-Security-Policy").orElse("");
+            for (String directive : List.of("default-src 'self'", "script-src 'self'", "connect-src 'self'",
+                    "frame-ancestors 'none'")) {
+                assertTrue(csp.contains(directive), path + ": " + csp);
+            }
+            assertFalse(csp.contains("unsafe-inline"), csp);
+            assertEquals("nosniff", r.headers().firstValue("X-Content-Type-Options").orElse(null), path);
+        }
+        assertTrue(get("").headers().firstValue("Content-Type").orElse("").startsWith("text/html"));
+        assertTrue(get("console/app.js").headers().firstValue("Content-Type").orElse("").contains("javascript"));
+        HttpResponse<String> api = get("api/v1/me");
+        assertEquals(401, api.statusCode());
+        assertEquals("application/problem+json", api.headers().firstValue("Content-Type").orElse("").split(";")[0]);
+        assertTrue(api.headers().firstValue("Content-Security-Policy").isEmpty(), "the API's answers are unchanged");
+        HttpResponse<String> unknown = get("no-such-page");
+        assertEquals(404, unknown.statusCode());
+        assertTrue(unknown.body().contains("resource.not_found"), unknown.body());
+    }
+
+    /** A customer's export form offers only their own tickets: no TEAM scope. */
+    @Test
+    void aCustomerDoesNotSeeTheTeamScope() throws Exception {
+        signIn("customer-" + tag);
+        List<String> scopes = new Select(driver.findElement(By.id("export-scope"))).getOptions().stream()
+                .map(o -> o.getAttribute("value")).toList();
+        assertEquals(List.of("SELF"), scopes);
+        assertTrue(driver.findElement(By.id("tasks-title")).getText().contains("My tasks"));
+        assertTrue(driver.findElements(By.id("nav-operator")).stream().noneMatch(WebElement::isDisplayed));
+        shot("customer", "team-title");
+    }
+
+    /**
+     * A member cancels a running export and sees CANCELLED. The test holds an exclusive lock on its private
+     * schema's ticket table, so the export, once claimed (RUNNING), waits at its first read until the test
+     * lets go; the cancel (an UPDATE of the task row) does not need that lock.
+     */
+    @Test
+    void aMemberCancelsARunningExport() throws Exception {
+        signIn("staff-" + tag);
+        within(WAIT).until(d -> !d.findElements(By.cssSelector("#tickets tbody tr")).isEmpty());
+        try (Connection lock = data.connection()) {
+            lock.setAutoCommit(false);
+            int pid;
+            try (Statement st = lock.createStatement()) {
+                st.execute("LOCK TABLE ticket IN ACCESS EXCLUSIVE MODE");
+                try (ResultSet rs = st.executeQuery("SELECT pg_backend_pid()")) {
+                    rs.next();
+                    pid = rs.getInt(1);
+                }
+            }
+            try {
+                click(By.id("export-submit"));
+                awaitBlockedBy(pid);
+                // The id is read inside the wait: each stream event replaces the row's element.
+                String id = within(WAIT).until(d -> d.findElements(
+                        By.cssSelector("#tasks li.task[data-status=RUNNING]")).stream().findFirst()
+                        .map(e -> e.getAttribute("id")).orElse(null));
+                click(By.cssSelector("#" + id + " .task-cancel"));
+                within(WAIT).until(ExpectedConditions.attributeToBe(By.id(id), "data-status", "CANCELLED"));
+                within(WAIT).until(ExpectedConditions.textToBePresentInElementLocated(By.id(id),
+                        "Cancelled by a member of the team."));
+                assertTrue(driver.findElements(By.cssSelector("#" + id + " .task-retry")).size() == 1, "retry offered");
+                shot("member-cancelled", "tasks-title");
+            } finally {
+                lock.rollback();
+            }
+        }
+    }
+
+    /**
+     * An operator pauses the dispatch timer, schedules an export a few seconds ahead, sees it due but not
+     * dispatched (overview figure and the task's detail), resumes the timer, and sees the task complete.
+     */
+    @Test
+    void anOperatorPausesDispatchAndResumesIt() throws Exception {
+        signIn("owner-" + tag);
+        click(By.id("nav-operator"));
+        By dispatch = By.id("timer-dispatch");
+        within(WAIT).until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#timer-dispatch .timer-pause")));
+        shot("operator", "main");
+        click(By.cssSelector("#timer-dispatch .timer-pause"));
+        within(WAIT).until(ExpectedConditions.attributeToBe(dispatch, "data-paused", "true"));
+        try {
+            click(By.id("nav-member"));
+            click(By.id("export-later"));
+            js("const d = new Date(Date.now() + 2000), p = n => String(n).padStart(2, '0');"
+                    + "const el = document.getElementById('export-at');"
+                    + "el.value = `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:"
+                    + "${p(d.getMinutes())}:${p(d.getSeconds())}`;");
+            String id = submitExport();
+            within(WAIT).until(ExpectedConditions.attributeToBe(By.id("task-" + id), "data-status", "WAITING"));
+            within(WAIT).until(ExpectedConditions.textToBePresentInElementLocated(By.id("task-" + id), "scheduled for"));
+            click(By.id("nav-operator"));
+            within(WAIT).until(d -> Integer.parseInt(d.findElement(By.id("ops-due")).getText()) >= 1); // re-read per try
+            driver.findElement(By.id("ops-task-id")).sendKeys(id);
+            click(By.id("ops-task-show"));
+            within(WAIT).until(ExpectedConditions.textToBe(By.cssSelector("#ops-task dd[data-field=status]"), "WAITING"));
+            within(WAIT).until(ExpectedConditions.textToBe(By.cssSelector("#ops-task dd[data-field=dispatchedAt]"), "—"));
+            assertNull(data.value("SELECT dispatched_at FROM background_task WHERE id = ?", UUID.fromString(id)));
+            shot("operator-paused", "ops-timers-title");
+            click(By.cssSelector("#timer-dispatch .timer-resume"));
+            within(WAIT).until(ExpectedConditions.attributeToBe(dispatch, "data-paused", "false"));
+            within(WAIT).until(ExpectedConditions.textToBe(By.cssSelector("#ops-task dd[data-field=status]"), "COMPLETED"));
+            click(By.id("nav-member"));
+            within(WAIT).until(ExpectedConditions.attributeToBe(By.id("task-" + id), "data-status", "COMPLETED"));
+        } finally {
+            data.exec("DELETE FROM timer_pause"); // never leave the sweep paused for the other scenarios
+        }
+    }
+
+    // ---- helpers ------------------------------------------------------------------------------
+
+    private static void signIn(String username) {
+        click(By.id("dev-user-" + username));
+        within(WAIT).until(ExpectedConditions.visibilityOfElementLocated(By.id("who-name")));
+        within(WAIT).until(ExpectedConditions.presenceOfElementLocated(By.id("export-scope")));
+    }
+
+    /** Clicks "Export these tickets"; @return the id of the task that appeared (the newest, listed first). */
+    private static String submitExport() {
+        within(WAIT).until(d -> !d.findElement(By.id("tasks")).getText().isEmpty()); // the first listing is in
+        int before = driver.findElements(By.cssSelector("#tasks li.task")).size();
+        click(By.id("export-submit"));
+        return within(WAIT).until(d -> {
+            List<WebElement> rows = d.findElements(By.cssSelector("#tasks li.task"));
+            return rows.size() > before ? rows.get(0).getAttribute("id").substring("task-".length()) : null;
+        });
+    }
+
+    private static void click(By by) {
+        within(WAIT).until(ExpectedConditions.elementToBeClickable(by)).click();
+    }
+
+    /** A bounded wait that retries when the page replaced an element (live updates re-render rows). */
+    private static WebDriverWait within(Duration d) {
+        WebDriverWait w = new WebDriverWait(driver, d);
+        w.ignoring(StaleElementReferenceException.class);
+        return w;
+    }
+
+    private static Object js(String script) {
+        return ((JavascriptExecutor) driver).executeScript(script);
+    }
+
+    /**
+     * Saves the view at a 1280×800 and a 390×844 viewport under target/console-screenshots/, scrolled so that
+     * the element {@code anchorId} is at the top.
+     */
+    private static void shot(String name, String anchorId) throws Exception {
+        for (int[] size : new int[][] {{1280, 800}, {390, 844}}) {
+            driver.manage().window().setSize(new Dimension(size[0], size[1]));
+            long chrome = (Long) js("return window.outerHeight - window.innerHeight;");
+            driver.manage().window().setSize(new Dimension(size[0], size[1] + (int) chrome));
+            within(WAIT).until(d -> ((Long) js("return window.innerWidth;")).intValue() == size[0]);
+            js("document.getElementById('" + anchorId + "').scrollIntoView();");
+            Path png = driver.getScreenshotAs(OutputType.FILE).toPath();
+            Files.copy(png, SHOTS.resolve(name + (size[0] == 1280 ? "-desktop" : "-phone") + ".png"),
+                    StandardCopyOption.REPLACE_EXISTING);
+        }
+        driver.manage().window().setSize(new Dimension(1280, 800));
+    }
+
+    private static Path csvIn(Path dir) {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(p -> p.getFileName().toString().endsWith(".csv")).findFirst().orElse(null);
+        } catch (Exception e) {
+            return null;
+        }
+    }
+
+    /** Waits (bounded) until some backend waits on the lock held by {@code holderPid}. */
+    private static void awaitBlockedBy(int holderPid) throws Exception {
+        within(WAIT).until(d -> {
+            try (Connection c = data.connection(); PreparedStatement ps = c.prepareStatement(
+                    "SELECT count(*) FROM pg_stat_activity WHERE ? = ANY (pg_blocking_pids(pid))")) {
+                ps.setInt(1, holderPid);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getLong(1) > 0;
+                }
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    private static HttpResponse<String> get(String path) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(server.root().resolve(path)).timeout(Duration.ofSeconds(30)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static JsonObject getJson(String path, UUID user) throws Exception {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(server.root().resolve(path))
+                .header("Authorization", "Bearer " + Tokens.of(user)).timeout(Duration.ofSeconds(30)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, r.statusCode(), r.body());
+        try (JsonReader reader = Json.createReader(new StringReader(r.body()))) {
+            return reader.readObject();
+        }
+    }
+
+    /** OPEN tickets (one with a Chinese and emoji title) assigned to the staff member, plus PENDING and CLOSED ones. */
+    private static void tickets() {
+        data.exec("INSERT INTO ticket (id, team_id, title, body, status, priority, assignee_id, requester_id, created_at,"
+                + " updated_at, version) SELECT gen_random_uuid(), ?, CASE WHEN g = 1 THEN '退款 🚀 申请' ELSE 'Ticket ' || g END,"
+                + " 'Body ' || g, CASE WHEN g <= ? THEN 'OPEN' WHEN g % 2 = 0 THEN 'PENDING' ELSE 'CLOSED' END,"
+                + " 'NORMAL', ?, ?, now() - make_interval(secs => g), now() - make_interval(secs => g), 1"
+                + " FROM generate_series(1, ?) g", team.id(), OPEN_TICKETS, team.staff(), team.customer(), OPEN_TICKETS + 6);
+        assertFalse(OPEN_TICKETS > 100, "one page of the console's ticket list");
+    }
+}
