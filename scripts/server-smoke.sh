@@ -115,12 +115,20 @@ trap 'printf "\ninterrupted\n" >&2; exit 130' INT TERM
 
 # ----------------------------------------------------------------------------------------
 
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+port_free() { # nothing listens on it, and no socket (any state, e.g. an outgoing connection) uses it
+    if command -v ss >/dev/null 2>&1; then
+        [ -z "$(ss -Htan "( sport = :$1 )" 2>/dev/null)" ]
+    else
+        ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+    fi
+}
 
 pick_portbase() { # a portbase whose ports (create-domain: base + 9..86) are all free here
+    # Below Linux's ephemeral range (32768-60999): there an outgoing connection may take a port
+    # between this check and the server's bind (create-domain then says "Port ... is in use").
     local base off start
-    start=$((30000 + (RANDOM % 150) * 100))
-    for ((base = start; base < 60000; base += 100)); do
+    start=$((20000 + (RANDOM % 100) * 100))
+    for ((base = start; base < 32600; base += 100)); do
         for off in 9 37 38 39 48 49 59 66 76 80 81 86; do
             port_free $((base + off)) || continue 2
         done
@@ -179,6 +187,8 @@ main_smoke() {
     ensure_cmd unzip unzip
     ensure_services
     prepare_database "$SMOKE_DB" fresh
+    redis-cli -u "$TEAMDESK_REDIS_URL" --scan --pattern "$SMOKE_PREFIX:*" 2>/dev/null |
+        xargs -r -n 200 redis-cli -u "$TEAMDESK_REDIS_URL" del >/dev/null 2>&1 || true   # a failed run's keys
     if needs_build; then build; else ok "target/teamdesk-tasks.war is up to date"; fi
 
     sstep "Payara Server $SERVER_VERSION: fish.payara.distributions:payara:$SERVER_VERSION:zip (Maven Central)"
@@ -199,7 +209,7 @@ main_smoke() {
     ok "unpacked into ${SERVER_DIR#"$ROOT"/}/payara6"
 
     sstep "Creating domain $DOMAIN on free ports"
-    base=$(pick_portbase) || die "No free port range found for the domain (tried portbases 30000-59900)."
+    base=$(pick_portbase) || die "No free port range found for the domain (tried portbases 20000-32500)."
     info "asadmin create-domain --nopassword --portbase $base --domaindir ${DOMAIN_DIR#"$ROOT"/} $DOMAIN"
     asadmin create-domain --nopassword --portbase "$base" --domaindir "$DOMAIN_DIR" "$DOMAIN" >/dev/null
     ADMIN_PORT=$((base + 48)) HTTP_PORT=$((base + 80))
