@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.teamdesk.tasks.it.support.Poll;
 import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.platform.EnlistmentGuard;
 import com.teamdesk.tasks.platform.TxSite;
@@ -13,10 +14,10 @@ import com.teamdesk.tasks.task.TaskTimers;
 import com.teamdesk.tasks.task.TaskTimers.SweepStatus;
 import jakarta.inject.Inject;
 import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
@@ -133,14 +134,8 @@ class ProductionTimersIT {
                 + " FROM generate_series(1, " + n + ")", team.id(), team.owner());
     }
 
-    /** Bounded poll for what a timer did (detects a tick that never comes; orders nothing). */
+    /** Bounded poll for a sync point (detects one that never comes; orders nothing). */
     private static void await(BooleanSupplier condition, String message) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(message);
-            }
-            TimeUnit.MILLISECONDS.sleep(50);
-        }
+        Poll.until(condition, Duration.ofSeconds(WAIT_S), message);
     }
 }

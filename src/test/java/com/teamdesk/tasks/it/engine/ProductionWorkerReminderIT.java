@@ -12,6 +12,7 @@ import com.teamdesk.tasks.it.support.Sweeps;
 import com.teamdesk.tasks.platform.EnlistmentGuard;
 import com.teamdesk.tasks.platform.Transactions;
 import com.teamdesk.tasks.platform.TxSite;
+import com.teamdesk.tasks.it.support.Poll;
 import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.queue.JobState;
 import com.teamdesk.tasks.queue.Queue;
@@ -292,12 +293,6 @@ class ProductionWorkerReminderIT {
 
     /** Bounded poll for a sync point (detects one that never comes; orders nothing). */
     private static void await(BooleanSupplier condition, String message) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S * 2);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(message);
-            }
-            TimeUnit.MILLISECONDS.sleep(20);
-        }
+        Poll.until(condition, Duration.ofSeconds(WAIT_S * 2), message);
     }
 }

@@ -11,6 +11,7 @@ import com.teamdesk.tasks.it.ShiftedClock;
 import com.teamdesk.tasks.it.support.Api;
 import com.teamdesk.tasks.it.support.Api.Reply;
 import com.teamdesk.tasks.it.support.Sweeps;
+import com.teamdesk.tasks.it.support.Poll;
 import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.it.support.Tokens;
 import com.teamdesk.tasks.queue.JobRecord;
@@ -432,12 +433,6 @@ class TaskLifecycleIT {
 
     /** Bounded poll for a sync point (detects one that never comes; orders nothing). */
     private static void await(BooleanSupplier condition, String message) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S * 2);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(message);
-            }
-            TimeUnit.MILLISECONDS.sleep(20);
-        }
+        Poll.until(condition, Duration.ofSeconds(WAIT_S * 2), message);
     }
 }
