@@ -249,13 +249,31 @@ async function loadTasks() {
   }
 }
 
-/** Adds or replaces a task; a listed one never overrides what the stream already said. */
+/**
+ * Adds or replaces a task; a listed one never overrides what the stream already said, and no answer
+ * replaces a newer state (the POST's WAITING can arrive after the stream's RUNNING of the same task).
+ */
 function upsert(t, fresh) {
-  if (!fresh && tasks.has(t.id)) return;
+  const known = tasks.get(t.id);
+  if (known && (!fresh || newer(known, t))) return;
   tasks.set(t.id, t);
   const row = document.getElementById('task-' + t.id);
   if (row) row.replaceWith(taskRow(t));
   else renderTasks();
+}
+
+/** @returns whether a is a later state of the task than b (run first, then updatedAt to the microsecond) */
+function newer(a, b) {
+  if (a.run !== b.run) return a.run > b.run;
+  const ta = Date.parse(a.updatedAt), tb = Date.parse(b.updatedAt);
+  if (ta !== tb) return ta > tb;
+  return micros(a.updatedAt) > micros(b.updatedAt);
+}
+
+/** @returns the sub-millisecond digits of an ISO-8601 instant, as a number (0 when none) */
+function micros(iso) {
+  const m = /\.\d{3}(\d*)/.exec(iso || '');
+  return m && m[1] ? Number(m[1].padEnd(3, '0').slice(0, 3)) : 0;
 }
 
 function renderTasks() {
