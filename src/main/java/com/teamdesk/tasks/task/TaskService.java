@@ -240,13 +240,7 @@ public class TaskService {
         UUID afterId = after == null ? null : after.id();
         List<BackgroundTask> rows = ledger.list(teamId, role.isStaff() ? null : callerId, st, k, sched, clock.instant(),
                 afterAt, afterId, n + 1);
-        String next = null;
-        if (rows.size() > n) {
-            rows = rows.subList(0, n);
-            BackgroundTask last = rows.get(n - 1);
-            next = new KeysetCursor(last.createdAt(), last.id()).encode();
-        }
-        return new Page<>(rows, next);
+        return KeysetCursor.page(rows, n, BackgroundTask::createdAt, BackgroundTask::id);
     }
 
     /**

@@ -1,10 +1,13 @@
 package com.teamdesk.tasks.team;
 
 import com.teamdesk.tasks.common.InvalidInputException;
+import com.teamdesk.tasks.common.Page;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Base64;
+import java.util.List;
 import java.util.UUID;
+import java.util.function.Function;
 
 /**
  * The opaque {@code cursor} of a keyset-paginated list ordered by {@code (createdAt, id)}: the
@@ -19,6 +22,23 @@ public record KeysetCursor(Instant createdAt, UUID id) {
     public String encode() {
         return Base64.getUrlEncoder().withoutPadding()
                 .encodeToString((createdAt + "|" + id).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Makes the page of a keyset list read with one row more than the page holds (limit + 1): the
+     * first {@code limit} rows, and the cursor after the last of them when the extra row exists.
+     *
+     * @param rows      up to {@code limit + 1} rows in (createdAt, id) descending order
+     * @param limit     the page size (1-500)
+     * @param createdAt a row's createdAt
+     * @param id        a row's id
+     */
+    public static <T> Page<T> page(List<T> rows, int limit, Function<T, Instant> createdAt, Function<T, UUID> id) {
+        if (rows.size() <= limit) {
+            return new Page<>(rows, null);
+        }
+        T last = rows.get(limit - 1);
+        return new Page<>(List.copyOf(rows.subList(0, limit)), new KeysetCursor(createdAt.apply(last), id.apply(last)).encode());
     }
 
     /**

@@ -46,10 +46,6 @@ public class MemberService {
     public Page<NotificationRow> notifications(UUID callerId, Integer limit, String cursor) {
         int n = Page.limit(limit);
         List<NotificationRow> rows = notifications.list(callerId, KeysetCursor.decode(cursor), n + 1);
-        if (rows.size() <= n) {
-            return new Page<>(rows, null);
-        }
-        NotificationRow last = rows.get(n - 1);
-        return new Page<>(List.copyOf(rows.subList(0, n)), new KeysetCursor(last.createdAt(), last.id()).encode());
+        return KeysetCursor.page(rows, n, NotificationRow::createdAt, NotificationRow::id);
     }
 }

@@ -102,12 +102,7 @@ public class TicketService {
         UUID visibleTo = role.isStaff() ? null : callerId;
         List<TicketRow> rows = reader.readBatch(teamId, visibleTo, filter, after == null ? null : after.createdAt(),
                 after == null ? null : after.id(), limit + 1);
-        if (rows.size() <= limit) {
-            return new Page<>(rows, null);
-        }
-        List<TicketRow> page = rows.subList(0, limit);
-        TicketRow last = page.get(limit - 1);
-        return new Page<>(List.copyOf(page), new KeysetCursor(last.createdAt(), last.id()).encode());
+        return KeysetCursor.page(rows, limit, TicketRow::createdAt, TicketRow::id);
     }
 
     /**

@@ -195,13 +195,7 @@ public class AdminService {
         KeysetCursor after = KeysetCursor.decode(cursor);
         List<AdminTask> rows = admin.list(f, after == null ? null : after.createdAt(), after == null ? null : after.id(),
                 n + 1);
-        String next = null;
-        if (rows.size() > n) {
-            rows = rows.subList(0, n);
-            AdminTask last = rows.get(n - 1);
-            next = new KeysetCursor(last.createdAt(), last.id()).encode();
-        }
-        return new Page<>(rows, next);
+        return KeysetCursor.page(rows, n, AdminTask::createdAt, AdminTask::id);
     }
 
     /** @return a task with every field but the CSV. @throws NotFoundException ({@code task.not_found}) */
