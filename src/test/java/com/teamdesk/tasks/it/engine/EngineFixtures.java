@@ -1,8 +1,13 @@
 package com.teamdesk.tasks.it.engine;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
 import com.teamdesk.tasks.platform.SchemaMigration;
 import com.teamdesk.tasks.queue.Job;
+import com.teamdesk.tasks.task.BackgroundTask;
 import com.teamdesk.tasks.task.TaskJobId;
+import com.teamdesk.tasks.task.TaskStatus;
 import com.teamdesk.tasks.task.TaskWorker;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -111,6 +116,31 @@ public class EngineFixtures {
         } catch (SQLException e) {
             throw new IllegalStateException(sql + ": " + e.getMessage(), e);
         }
+    }
+
+    /** @return notifications written for a task (R14: one per recipient) */
+    public long notifications(UUID taskId) {
+        return count("SELECT count(*) FROM notification WHERE task_id = ?", taskId);
+    }
+
+    /** @return system events written for a task */
+    public long events(UUID taskId) {
+        return count("SELECT count(*) FROM system_event WHERE task_id = ?", taskId);
+    }
+
+    /**
+     * R14's single result of a TEAM_STAFF reminder of a {@link #newTeam()} team about a fresh ticket:
+     * 3 notifications (owner and two staff), 1 event, ticket version 1 → 2, the row COMPLETED, progress
+     * 100, no lease, {@code attempts} as given.
+     */
+    public void assertSingleReminderResult(BackgroundTask row, UUID ticketId, int attempts) {
+        assertEquals(3, notifications(row.id()), "one notification per staff recipient");
+        assertEquals(1, events(row.id()), "one system event");
+        assertEquals(2, ticketVersion(ticketId), "version +1");
+        assertEquals(TaskStatus.COMPLETED, row.status());
+        assertEquals(100, row.progress());
+        assertNull(row.executionId());
+        assertEquals(attempts, row.attempts());
     }
 
     /** @return a ticket's version */

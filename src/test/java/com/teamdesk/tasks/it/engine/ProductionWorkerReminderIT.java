@@ -4,7 +4,6 @@ import static com.teamdesk.tasks.it.engine.GatedPausePoints.ANY_TASK;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -259,11 +258,11 @@ class ProductionWorkerReminderIT {
     }
 
     private long notifications() {
-        return fx.count("SELECT count(*) FROM notification WHERE task_id = ?", task);
+        return fx.notifications(task);
     }
 
     private long events() {
-        return fx.count("SELECT count(*) FROM system_event WHERE task_id = ?", task);
+        return fx.events(task);
     }
 
     private BackgroundTask row() {
@@ -272,14 +271,7 @@ class ProductionWorkerReminderIT {
 
     /** 3 staff-or-owner recipients, 1 event, version 1 → 2, COMPLETED 100 with no lease. */
     private void assertSingleResult(int attempts) {
-        assertEquals(3, notifications(), "one notification per staff recipient");
-        assertEquals(1, events(), "one system event");
-        assertEquals(2, fx.ticketVersion(ticket), "version +1");
-        BackgroundTask t = row();
-        assertEquals(TaskStatus.COMPLETED, t.status());
-        assertEquals(100, t.progress());
-        assertNull(t.executionId());
-        assertEquals(attempts, t.attempts());
+        fx.assertSingleReminderResult(row(), ticket, attempts);
     }
 
     private void awaitStatus(TaskStatus status) throws InterruptedException {

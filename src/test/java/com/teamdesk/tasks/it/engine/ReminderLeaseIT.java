@@ -96,11 +96,11 @@ class ReminderLeaseIT {
     }
 
     private long notifications() {
-        return fx.count("SELECT count(*) FROM notification WHERE task_id = ?", task);
+        return fx.notifications(task);
     }
 
     private long events() {
-        return fx.count("SELECT count(*) FROM system_event WHERE task_id = ?", task);
+        return fx.events(task);
     }
 
     private BackgroundTask row() {
@@ -120,14 +120,7 @@ class ReminderLeaseIT {
 
     /** 3 staff-or-owner recipients, 1 event, version 1 → 2, COMPLETED 100 with no lease. */
     private void assertSingleResult(int attempts) {
-        assertEquals(3, notifications(), "one notification per staff recipient");
-        assertEquals(1, events());
-        assertEquals(2, fx.ticketVersion(ticket));
-        BackgroundTask t = row();
-        assertEquals(TaskStatus.COMPLETED, t.status());
-        assertEquals(100, t.progress());
-        assertNull(t.executionId());
-        assertEquals(attempts, t.attempts());
+        fx.assertSingleReminderResult(row(), ticket, attempts);
     }
 
     /** Every case ends here: one more delivery of the same job adds nothing to a completed task. */
