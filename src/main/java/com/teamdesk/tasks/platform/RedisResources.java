@@ -16,7 +16,8 @@ import redis.clients.jedis.util.JedisURIHelper;
 
 /**
  * Owns the application's pooled Redis client and the handle of the task queue. The pool is sized
- * to the worker's concurrency plus the worker's own loops and the producers (dispatch, API).
+ * to the worker's concurrency plus the worker's own loops and the producers (dispatch, API):
+ * {@link ConnectionBudget#redisPool(int)}.
  * Closed when the application stops.
  */
 @ApplicationScoped
@@ -44,8 +45,8 @@ public class RedisResources {
     @PostConstruct
     void open() {
         ConnectionPoolConfig pool = new ConnectionPoolConfig();
-        pool.setMaxTotal(2 * concurrency + 16);
-        pool.setMaxIdle(2 * concurrency + 16);
+        pool.setMaxTotal(ConnectionBudget.redisPool(concurrency));
+        pool.setMaxIdle(ConnectionBudget.redisPool(concurrency));
         pool.setMinIdle(2);
         URI uri = URI.create(url);
         client = RedisClient.builder()

@@ -2,7 +2,6 @@ package com.teamdesk.tasks.platform;
 
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
-import jakarta.annotation.sql.DataSourceDefinition;
 import jakarta.ejb.Singleton;
 import jakarta.ejb.Startup;
 import jakarta.ejb.TransactionAttribute;
@@ -20,26 +19,18 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.flywaydb.core.Flyway;
 
 /**
- * Defines the application's datasource and migrates the schema with Flyway before any other
+ * Migrates the schema of the application's datasource ({@link AppDataSource}) with Flyway before any other
  * startup bean runs (timer and worker beans are {@code @DependsOn} this one). Runs outside a
  * JTA transaction: a container-managed singleton's {@code @PostConstruct} is otherwise
  * transactional (PAYARA-NOTES). When {@code teamdesk.demo.seed=true} it also applies the
  * idempotent demo seed ({@code demo/seed.sql}).
  */
-@DataSourceDefinition(
-        name = SchemaMigration.DATASOURCE,
-        className = "org.postgresql.ds.PGSimpleDataSource",
-        url = "${MPCONFIG=teamdesk.db.url}",
-        user = "${MPCONFIG=teamdesk.db.user:}",
-        password = "${MPCONFIG=teamdesk.db.password:}",
-        minPoolSize = 2,
-        maxPoolSize = 40)
 @Singleton
 @Startup
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
 public class SchemaMigration {
-    /** JNDI name of the application's PostgreSQL datasource. */
-    public static final String DATASOURCE = "java:app/jdbc/teamdesk";
+    /** JNDI name of the application's PostgreSQL datasource ({@link AppDataSource#NAME}; kept for existing lookups). */
+    public static final String DATASOURCE = AppDataSource.NAME;
 
     private static final Logger LOG = Logger.getLogger(SchemaMigration.class.getName());
 

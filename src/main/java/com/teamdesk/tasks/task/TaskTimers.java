@@ -45,7 +45,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 /**
  * EJB timers of the task engine: dispatch (R18) every 5 s, stall recovery and reconciliation
  * (R19, R20, and R23 for cancelled runs) every 15 s, CSV purge (R13) and expired
- * {@code Idempotency-Key} purge (R25) every minute. Non-persistent (persistent timers of Payara
+ * {@code Idempotency-Key} purge (R25) every minute, ledger retention (R29) every 10 minutes. Non-persistent (persistent timers of Payara
  * Micro are tied to one instance); correctness never depends on one instance running them, because
  * the sweeps coordinate in PostgreSQL ({@code FOR UPDATE SKIP LOCKED}). A sweep that is still
  * running when the next tick fires is skipped.
@@ -80,6 +80,9 @@ public class TaskTimers {
     @Inject
     Transactions transactions;
 
+    @Inject
+    LedgerRetention retention;
+
     @Resource
     TimerService timerService;
 
@@ -107,6 +110,7 @@ public class TaskTimers {
     private final Sweep recovering = new Sweep("recovery", "every 15 s");
     private final Sweep purging = new Sweep("purge", "every minute at :30");
     private final Sweep keyPurging = new Sweep("idempotency", "every minute at :45");
+    private final Sweep retaining = new Sweep("retention", "every 10 minutes at :50");
     /** Run-now requests waiting for their one-shot timeout, by token. */
     private final Map<String, CompletableFuture<SweepStatus>> runNow = new ConcurrentHashMap<>();
 
@@ -206,12 +210,13 @@ public class TaskTimers {
                         + batches(() -> recovery.reconcileCancelled(batchSize));
             };
             case "idempotency" -> () -> batches(() -> idempotencyKeys.purgeExpired(clock.instant(), batchSize));
+            case "retention" -> this::retain;
             default -> () -> batches(() -> recovery.purgeExpiredResults(batchSize));
         };
     }
 
     private Sweep sweepNamed(String name) {
-        for (Sweep s : List.of(dispatching, recovering, purging, keyPurging)) {
+        for (Sweep s : List.of(dispatching, recovering, purging, keyPurging, retaining)) {
             if (s.name.equals(name)) {
                 return s;
             }
@@ -219,9 +224,9 @@ public class TaskTimers {
         throw new IllegalArgumentException("no sweep " + name);
     }
 
-    /** @return the names of the sweeps: {@code dispatch}, {@code recovery}, {@code purge}, {@code idempotency} */
+    /** @return the names of the sweeps: {@code dispatch}, {@code recovery}, {@code purge}, {@code idempotency}, {@code retention} */
     public List<String> names() {
-        return List.of(dispatching.name, recovering.name, purging.name, keyPurging.name);
+        return List.of(dispatching.name, recovering.name, purging.name, keyPurging.name, retaining.name);
     }
 
     /**
@@ -255,6 +260,37 @@ public class TaskTimers {
     @Schedule(second = "45", minute = "*", hour = "*", persistent = false, info = "idempotency (R25 expired keys)")
     void purgeIdempotencyKeys() {
         sweep("idempotency", keyPurging, body(keyPurging), false);
+    }
+
+    @Schedule(second = "50", minute = "*/10", hour = "*", persistent = false, info = "retention (R29 old finished tasks)")
+    void retainLedger() {
+        sweep("retention", retaining, body(retaining), false);
+    }
+
+    /**
+     * R29: deletes old finished rows, one transaction per batch of {@code teamdesk.retention.batch-size}
+     * (at most {@link #MAX_BATCHES} batches a tick); logs rows and batches when it deleted any.
+     *
+     * @return rows deleted
+     */
+    private int retain() {
+        int size = retention.batchSize();
+        int total = 0;
+        int batches = 0;
+        for (int i = 0; i < MAX_BATCHES; i++) {
+            int n = transactions.inNewTransaction(TxSite.TIMER, () -> retention.deleteBatch(clock.instant()));
+            batches++;
+            total += n;
+            if (n < size) {
+                break;
+            }
+        }
+        if (total > 0) {
+            int rows = total;
+            int count = batches;
+            LOG.info(() -> "task.retention deleted " + rows + " finished task(s) in " + count + " batch(es)");
+        }
+        return total;
     }
 
     /**
@@ -291,7 +327,7 @@ public class TaskTimers {
             }
         }
         List<SweepStatus> out = new ArrayList<>();
-        for (Sweep s : List.of(dispatching, recovering, purging, keyPurging)) {
+        for (Sweep s : List.of(dispatching, recovering, purging, keyPurging, retaining)) {
             out.add(new SweepStatus(s.name, s.runs, s.failures, s.consecutiveFailures, s.lastStart, s.lastEnd,
                     s.lastOutcome, s.lastHandled, next.get(s.name), s.schedule, s.skipped, paused.containsKey(s.name)));
         }

@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.web;
 
+import com.teamdesk.tasks.platform.ConnectionBudget;
 import com.teamdesk.tasks.task.TaskTimers.SweepStatus;
 import com.teamdesk.tasks.task.admin.AdminService;
 import com.teamdesk.tasks.task.admin.AdminViews.AdminTask;
@@ -42,6 +43,9 @@ public class AdminResource {
     AdminService admin;
 
     @Inject
+    ConnectionBudget budget;
+
+    @Inject
     CurrentUser user;
 
     @Inject
@@ -49,6 +53,19 @@ public class AdminResource {
 
     @Context
     HttpHeaders headers;
+
+    /**
+     * @return this instance's connection budget (issue 17): live instances, PostgreSQL connections per
+     *         instance, {@code max_connections}, whether they fit ({@code maxConnections} -1 and
+     *         {@code fits} false when PostgreSQL could not be asked)
+     */
+    @GET
+    @Path("capacity")
+    @Operation(summary = "Connection budget of the instances (operators)")
+    public ConnectionBudget.Verdict capacity() {
+        user.id();
+        return budget.check();
+    }
 
     /** @return counts by status × kind, oldest WAITING age, due-but-undispatched, RUNNING runs, queue counts */
     @GET

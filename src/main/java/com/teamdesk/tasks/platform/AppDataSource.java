@@ -1,0 +1,40 @@
+package com.teamdesk.tasks.platform;
+
+import jakarta.annotation.sql.DataSourceDefinition;
+import jakarta.ejb.LocalBean;
+import jakarta.ejb.Singleton;
+
+/**
+ * Defines the application's PostgreSQL datasource, {@value #NAME}: URL, user and password from
+ * MicroProfile Config ({@code teamdesk.db.*}, environment {@code TEAMDESK_DB_*}), a pool of
+ * {@value #MIN_POOL}..{@value #MAX_POOL} connections. The pool's bound is the connection budget of one
+ * instance (docs/scaling.md): {@code teamdesk.http.threads} (32, the HTTP thread pool of
+ * {@code server-config/pre-boot-commands.asadmin}) + {@code teamdesk.worker.concurrency} (4) +
+ * {@value ConnectionBudget#SWEEPS} for the sweeps (one each; the live listener's connection is outside the pool); {@link ConnectionBudget}
+ * warns at startup when the settings need more, or when the instances together exceed PostgreSQL's
+ * {@code max_connections}. An annotation attribute is a constant, so the bound cannot follow the
+ * settings at run time (docs/decisions.md "Connection budget").
+ *
+ * <p>A bean of its own (no business methods): Payara registers a {@code @DataSourceDefinition} found on
+ * a component class of the WAR.
+ */
+@DataSourceDefinition(
+        name = AppDataSource.NAME,
+        className = "org.postgresql.ds.PGSimpleDataSource",
+        url = "${MPCONFIG=teamdesk.db.url}",
+        user = "${MPCONFIG=teamdesk.db.user:}",
+        password = "${MPCONFIG=teamdesk.db.password:}",
+        minPoolSize = AppDataSource.MIN_POOL,
+        maxPoolSize = AppDataSource.MAX_POOL)
+@Singleton
+@LocalBean
+public class AppDataSource {
+    /** JNDI name of the application's PostgreSQL datasource. */
+    public static final String NAME = "java:app/jdbc/teamdesk";
+
+    /** Connections the pool keeps open when idle. */
+    public static final int MIN_POOL = 2;
+
+    /** Connections the pool opens at most: one instance's share of PostgreSQL's {@code max_connections}. */
+    public static final int MAX_POOL = 41;
+}

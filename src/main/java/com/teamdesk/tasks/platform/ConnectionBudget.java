@@ -1,0 +1,206 @@
+package com.teamdesk.tasks.platform;
+
+import com.teamdesk.tasks.common.Jsons;
+import com.teamdesk.tasks.queue.WorkerInfo;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.Resource;
+import jakarta.ejb.ConcurrencyManagement;
+import jakarta.ejb.ConcurrencyManagementType;
+import jakarta.ejb.DependsOn;
+import jakarta.ejb.Schedule;
+import jakarta.ejb.Singleton;
+import jakarta.ejb.Startup;
+import jakarta.ejb.TransactionManagement;
+import jakarta.ejb.TransactionManagementType;
+import jakarta.inject.Inject;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonReader;
+import java.io.StringReader;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * The connection budget of this instance (issue 17, docs/scaling.md). Per instance:
+ * <ul>
+ * <li>PostgreSQL: the pool ({@link AppDataSource#MAX_POOL}) plus the live listener's own connection; the
+ * pool must cover {@code teamdesk.http.threads} + {@code teamdesk.worker.concurrency} + {@value #SWEEPS}
+ * (one connection per EJB sweep);</li>
+ * <li>Redis: {@link #redisPool(int)} = 2 × concurrency + 16 (each job's commands and lock renewal, the
+ * worker's fetch, stalled-check and heartbeat loops, dispatch and the API).</li>
+ * </ul>
+ * At startup and every 5 minutes it reads PostgreSQL's {@code max_connections} and
+ * {@code superuser_reserved_connections}, counts the live instances (queue worker heartbeats and the
+ * timers' status reports of the last 2 minutes, at least this one) and logs a WARNING when the settings
+ * need more than the pool, or when the instances' connections together do not fit. A fresh verdict is
+ * shown by {@code GET /api/v1/admin/capacity}. Best effort: a failed check is logged and retried.
+ */
+@Singleton
+@Startup
+@DependsOn("SchemaMigration")
+@ConcurrencyManagement(ConcurrencyManagementType.BEAN)
+@TransactionManagement(TransactionManagementType.BEAN)
+public class ConnectionBudget {
+    private static final Logger LOG = Logger.getLogger(ConnectionBudget.class.getName());
+
+    /** Pool connections kept for the EJB sweeps: one each for dispatch, recovery, purge, idempotency, retention. */
+    public static final int SWEEPS = 5;
+
+    /** Connections outside the pool: the live listener's {@code LISTEN} connection. */
+    public static final int OUTSIDE_POOL = 1;
+
+    /** Connections left free for people and tools (psql, migrations, monitoring) besides the superuser reserve. */
+    public static final int HEADROOM = 5;
+
+    /**
+     * The verdict of one check.
+     *
+     * @param instances       live instances counted (at least 1)
+     * @param perInstance     PostgreSQL connections one instance may open (pool + outside)
+     * @param poolMax         the pool's bound
+     * @param poolNeeded      what the settings need: HTTP threads + concurrency + sweeps
+     * @param redisPool       this instance's Redis pool bound
+     * @param maxConnections  PostgreSQL's {@code max_connections}
+     * @param reserved        its {@code superuser_reserved_connections}
+     * @param fits            true when {@code poolNeeded <= poolMax} and
+     *                        {@code instances × perInstance + reserved + HEADROOM <= maxConnections}
+     * @param message         the verdict in words
+     * @param at              when it was checked
+     */
+    public record Verdict(int instances, int perInstance, int poolMax, int poolNeeded, int redisPool, int maxConnections,
+            int reserved, boolean fits, String message, Instant at) {
+    }
+
+    @Resource(lookup = AppDataSource.NAME)
+    DataSource dataSource;
+
+    @Inject
+    RedisResources redis;
+
+    @Inject
+    @ConfigProperty(name = "teamdesk.worker.concurrency", defaultValue = "4")
+    int concurrency;
+
+    @Inject
+    @ConfigProperty(name = "teamdesk.http.threads", defaultValue = "32")
+    int httpThreads;
+
+    private volatile Verdict last;
+
+    /** @return the Redis pool bound for a worker concurrency: {@code 2 × concurrency + 16} */
+    public static int redisPool(int concurrency) {
+        return 2 * concurrency + 16;
+    }
+
+    /** @return the pool connections the settings need: HTTP threads + worker concurrency + {@value #SWEEPS} */
+    public static int poolNeeded(int httpThreads, int concurrency) {
+        return httpThreads + concurrency + SWEEPS;
+    }
+
+    /** @return how many instances with {@code perInstance} connections fit into {@code maxConnections} */
+    public static int instancesThatFit(int maxConnections, int reserved, int perInstance) {
+        return Math.max(0, (maxConnections - reserved - HEADROOM) / perInstance);
+    }
+
+    @PostConstruct
+    void atStartup() {
+        check();
+    }
+
+    @Schedule(minute = "*/5", hour = "*", persistent = false, info = "connection budget")
+    void periodic() {
+        check();
+    }
+
+    /** @return the last verdict that could ask PostgreSQL, or null before the first one */
+    public Verdict last() {
+        return last;
+    }
+
+    /**
+     * Checks the budget now; logs a WARNING when it does not fit (at startup, and whenever the verdict
+     * changes to not fitting).
+     *
+     * @return the verdict; {@code maxConnections} -1 and {@code fits} false when PostgreSQL could not be asked
+     */
+    public Verdict check() {
+        int maxConnections;
+        int reserved;
+        try (Connection c = dataSource.getConnection(); Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT current_setting('max_connections')::int,"
+                        + " current_setting('superuser_reserved_connections')::int")) {
+            rs.next();
+            maxConnections = rs.getInt(1);
+            reserved = rs.getInt(2);
+        } catch (SQLException | RuntimeException e) {
+            LOG.log(Level.WARNING, "connection budget not checked: " + e);
+            return new Verdict(1, AppDataSource.MAX_POOL + OUTSIDE_POOL, AppDataSource.MAX_POOL,
+                    poolNeeded(httpThreads, concurrency), redisPool(concurrency), -1, -1, false,
+                    "PostgreSQL could not be asked for max_connections: " + e.getMessage(), Instant.now());
+        }
+        int instances = instances();
+        int perInstance = AppDataSource.MAX_POOL + OUTSIDE_POOL;
+        int needed = poolNeeded(httpThreads, concurrency);
+        int total = instances * perInstance + reserved + HEADROOM;
+        boolean poolOk = needed <= AppDataSource.MAX_POOL;
+        boolean fits = poolOk && total <= maxConnections;
+        String message = (poolOk ? "" : "the pool of " + AppDataSource.MAX_POOL + " is smaller than the "
+                + needed + " connections the settings need (teamdesk.http.threads " + httpThreads
+                + " + teamdesk.worker.concurrency " + concurrency + " + " + SWEEPS + " sweeps); ")
+                + instances + " instance(s) × " + perInstance + " PostgreSQL connections + " + reserved
+                + " reserved + " + HEADROOM + " headroom = " + total + (total <= maxConnections ? " <= " : " > ")
+                + "max_connections " + maxConnections + " (fits " + instancesThatFit(maxConnections, reserved, perInstance)
+                + " instance(s))";
+        Verdict v = new Verdict(instances, perInstance, AppDataSource.MAX_POOL, needed, redisPool(concurrency),
+                maxConnections, reserved, fits, message, Instant.now());
+        Verdict before = last;
+        last = v;
+        if (!fits && (before == null || before.fits() || before.instances() != instances)) {
+            LOG.warning(() -> "connection budget exceeded: " + message
+                    + ". Raise max_connections, or lower teamdesk.worker.concurrency / the HTTP threads (docs/scaling.md).");
+        } else if (fits && before == null) {
+            LOG.info(() -> "connection budget: " + message);
+        }
+        return v;
+    }
+
+    /** Live instances: queue workers with a heartbeat and timer reports of the last 2 minutes, by host; at least 1. */
+    private int instances() {
+        Set<String> live = new HashSet<>();
+        try {
+            for (WorkerInfo w : redis.taskQueue().workers()) {
+                if (w.live()) {
+                    live.add("worker " + w.id());
+                }
+            }
+            int workers = live.size();
+            Set<String> reporting = new HashSet<>();
+            Instant fresh = Instant.now().minus(Duration.ofMinutes(2));
+            for (Map.Entry<String, String> e : redis.redis().hgetAll(redis.prefix() + ":timers").entrySet()) {
+                try (JsonReader r = Jsons.PROVIDER.createReader(new StringReader(e.getValue()))) {
+                    JsonObject o = r.readObject();
+                    if (!Instant.parse(o.getString("reportedAt")).isBefore(fresh)) {
+                        reporting.add(e.getKey());
+                    }
+                } catch (RuntimeException ex) {
+                    LOG.fine(() -> "unreadable timer report " + e.getKey());
+                }
+            }
+            reporting.add(InstanceId.get());
+            return Math.max(1, Math.max(workers, reporting.size()));
+        } catch (RuntimeException e) {
+            LOG.fine(() -> "instances not counted: " + e);
+            return 1;
+        }
+    }
+}
