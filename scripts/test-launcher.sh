@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks the launcher's JDK selection and hostname check with fake JDKs, a fake PATH and stubbed apt
+# Checks the launcher's JDK selection, hostname check, demo ids (read from the seed) and --instances/down with fake JDKs, a fake PATH and stubbed apt
 # (nothing is installed, nothing outside a temporary directory is touched). Run: scripts/test-launcher.sh
 set -euo pipefail
 
@@ -15,6 +15,7 @@ for tool in sed head dirname readlink tr cat mkdir cp chmod ln rm id; do
 done
 
 bash -n "$ROOT/teamdesk" || { echo "FAIL: bash -n teamdesk"; exit 1; }
+for lib in "$ROOT"/scripts/lib/*.sh; do bash -n "$lib" || { echo "FAIL: bash -n $lib"; exit 1; }; done
 
 # fake_java <dir> <major> [jre]: a java printing the version line of OpenJDK <major>, with javac unless jre
 fake_java() {
@@ -86,6 +87,46 @@ if getent hosts "$(hostname)" >/dev/null 2>&1; then
     out=$( (source "$ROOT/teamdesk"; check_hostname) 2>&1) && rc=0 || rc=$?
     if [ "$rc" -eq 0 ]; then echo "ok   this machine's hostname passes"; else echo "FAIL own hostname: $out"; FAILURES=$((FAILURES + 1)); fi
 fi
+
+# check <name> <command...>: one more case that passes when the command succeeds
+check() {
+    local name=$1 out
+    shift
+    if out=$("$@" 2>&1); then echo "ok   $name"; else echo "FAIL $name: $out"; FAILURES=$((FAILURES + 1)); fi
+}
+
+# The demo ids come from the seed only: no UUID in the launcher, and the ones it reads are the seed's.
+check "no UUID is copied into the launcher" bash -c "! grep -E -n '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}' '$ROOT/teamdesk' '$ROOT'/scripts/lib/*.sh"
+check "users, ada's id and team demo come from the seed" bash -c "source '$ROOT/teamdesk'
+    [ \"\$USERS\" = 'ada ben chen dana eli fang zed ops' ] || { echo \"USERS=\$USERS\"; exit 1; }
+    grep -q \"('\$(user_id ada)', 'ada',\" \"\$SEED_SQL\" || exit 1
+    grep -q \"('\$DEMO_TEAM_ID', 'demo',\" \"\$SEED_SQL\" || exit 1
+    ! user_id nobody && ! user_id 'ada.*'"
+
+# --instances: parsing, consecutive ports and per-instance files, and down stopping every instance.
+check "--instances accepts 1..16 and refuses the rest" bash -c "source '$ROOT/teamdesk'
+    [ \"\$(parse_instances 3)\" = 3 ] || exit 1
+    for bad in 0 17 x -1 ''; do ( parse_instances \"\$bad\" ) >/dev/null 2>&1 && { echo \"accepted '\$bad'\"; exit 1; }; done; exit 0"
+check "up --instances 3 starts three servers on consecutive ports, then waits for each" bash -c "
+    export TEAMDESK_PORT=18180; source '$ROOT/teamdesk'; RUN_DIR='$TMP/run3'
+    start_server() { echo \"start \$INSTANCE \$PORT \${PID_FILE##*/} \${LOG_FILE##*/}\" >>'$TMP/calls3'; }
+    wait_healthy() { echo \"wait \$INSTANCE \$BASE_URL\" >>'$TMP/calls3'; }
+    start_instances 3 >/dev/null
+    diff <(cat '$TMP/calls3') <(printf '%s\n' 'start 1 18180 payara.pid payara.log' 'start 2 18181 payara-2.pid payara-2.log' \
+        'start 3 18182 payara-3.pid payara-3.log' 'wait 1 http://127.0.0.1:18180' 'wait 2 http://127.0.0.1:18181' 'wait 3 http://127.0.0.1:18182')
+    [ \"\$BASE_URL\" = http://127.0.0.1:18180 ]"
+check "down stops every instance (fake servers)" bash -c "
+    source '$ROOT/teamdesk'; RUN_DIR='$TMP/rundown'; STOP_TIMEOUT=10; mkdir -p \"\$RUN_DIR\"
+    pids=''
+    for i in 1 2 3; do
+        instance_files \$i
+        setsid bash -c 'exec -a payara-micro-fake sleep 300' </dev/null >/dev/null 2>&1 &
+        echo \$! >\"\$PID_FILE\"; echo \$((18180 + i - 1)) >\"\$PORT_FILE\"; pids=\"\$pids \$!\"
+    done
+    [ \"\$(known_instances | tr '\n' ' ')\" = '1 2 3 ' ] || { echo \"known: \$(known_instances)\"; exit 1; }
+    stop_instances >/dev/null
+    for p in \$pids; do ! kill -0 \$p 2>/dev/null || { echo \"pid \$p still runs\"; kill \$p; exit 1; }; done
+    [ -z \"\$(ls \"\$RUN_DIR\")\" ] || { ls \"\$RUN_DIR\"; exit 1; }"
 
 if [ "$FAILURES" -ne 0 ]; then
     echo "$FAILURES launcher check(s) failed"
