@@ -148,6 +148,7 @@ class ScaleIT {
         for (String sweep : List.of("recovery", "retention")) {
             assertEquals(200, send(a, "POST", "api/v1/admin/timers/" + sweep + "/pause", token).statusCode());
         }
+        List<UUID> kept = new ArrayList<>();
         try {
             // sync point: a recovery tick was skipped on both instances after the pause
             awaitTrue(() -> {
@@ -161,7 +162,6 @@ class ScaleIT {
             gone.addAll(insert(6, "CANCELLED", 0, "NULL", old, "NULL", "NULL"));
             data.exec("UPDATE background_task SET result_csv = '\\x6869'::bytea, expires_at = now() + interval '1 day'"
                     + " WHERE id = ?", gone.get(0));
-            List<UUID> kept = new ArrayList<>();
             kept.addAll(insert(1, "CANCELLED", 0, old, old, "NULL", "NULL"));
             kept.addAll(insert(1, "WAITING", 0, "NULL", old, "now() + interval '1 day'", "NULL", "NULL"));
             kept.addAll(insert(1, "RUNNING", 1, old, old, "gen_random_uuid()", "'gone-worker'"));
@@ -197,6 +197,9 @@ class ScaleIT {
             HttpResponse<String> member = send(b, "GET", "api/v1/tasks/" + gone.get(0), Tokens.of(team.owner()));
             assertEquals(404, member.statusCode(), member.body());
         } finally {
+            // the kept WAITING/RUNNING rows would be recovered and dispatched by the other tests' sweeps
+            data.exec("DELETE FROM background_task WHERE id = ANY(?::uuid[])",
+                    (Object) kept.stream().map(UUID::toString).toArray(String[]::new));
             for (String sweep : List.of("recovery", "retention")) {
                 send(a, "POST", "api/v1/admin/timers/" + sweep + "/resume", token);
             }
