@@ -1,24 +1,25 @@
 package com.teamdesk.tasks.platform;
 
 import com.teamdesk.tasks.queue.Queue;
+import com.teamdesk.tasks.queue.QueueKeys;
+import com.teamdesk.tasks.queue.RedisClients;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Inject;
-import java.net.URI;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
-import redis.clients.jedis.ConnectionPoolConfig;
-import redis.clients.jedis.DefaultJedisClientConfig;
-import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.util.JedisURIHelper;
 
 /**
  * Owns the application's pooled Redis client and the handle of the task queue. The pool is sized
  * to the worker's concurrency plus the worker's own loops and the producers (dispatch, API):
  * {@link ConnectionBudget#redisPool(int)}.
  * Closed when the application stops.
+ *
+ * <p>{@code teamdesk.redis.url} chooses one Redis ({@code redis://host:port}) or a Redis Cluster
+ * ({@code redis-cluster://host:port,host:port}, see {@link RedisClients}); on a cluster the key prefix
+ * is hash-tagged ({@code teamdesk} becomes {@code {teamdesk}}) so that all keys of the queue share a slot.
  */
 @ApplicationScoped
 public class RedisResources {
@@ -39,21 +40,15 @@ public class RedisResources {
     @ConfigProperty(name = "teamdesk.worker.concurrency", defaultValue = "4")
     int concurrency;
 
-    private RedisClient client;
+    private UnifiedJedis client;
     private Queue queue;
 
     @PostConstruct
     void open() {
-        ConnectionPoolConfig pool = new ConnectionPoolConfig();
-        pool.setMaxTotal(ConnectionBudget.redisPool(concurrency));
-        pool.setMaxIdle(ConnectionBudget.redisPool(concurrency));
-        pool.setMinIdle(2);
-        URI uri = URI.create(url);
-        client = RedisClient.builder()
-                .hostAndPort(JedisURIHelper.getHostAndPort(uri))
-                .clientConfig(DefaultJedisClientConfig.builder(uri).build())
-                .poolConfig(pool)
-                .build();
+        client = RedisClients.open(url, ConnectionBudget.redisPool(concurrency));
+        if (RedisClients.isCluster(url)) {
+            prefix = QueueKeys.hashTagged(prefix);
+        }
         queue = new Queue(client, prefix, queueName);
     }
 

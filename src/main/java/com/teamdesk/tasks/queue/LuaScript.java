@@ -124,7 +124,7 @@ final class LuaScript {
             if (!isNoScript(e)) {
                 throw e;
             }
-            load(redis);
+            load(redis, keys.isEmpty() ? null : keys.get(0));
             return redis.evalsha(sha, keys, args);
         }
     }
@@ -139,8 +139,14 @@ final class LuaScript {
         return pipeline.evalsha(sha, keys, args);
     }
 
-    void load(UnifiedJedis redis) {
-        String loaded = redis.scriptLoad(source);
+    /**
+     * Loads the script into the Redis that owns {@code sampleKey}'s slot (on a cluster; any key of the
+     * queue will do, they share a hash tag), or into the one server.
+     *
+     * @param sampleKey a key the script will be called with, or null to load where the client chooses
+     */
+    void load(UnifiedJedis redis, String sampleKey) {
+        String loaded = sampleKey == null ? redis.scriptLoad(source) : redis.scriptLoad(source, sampleKey);
         if (!sha.equals(loaded)) {
             throw new IllegalStateException("Redis returned SHA " + loaded + " for script " + name + ", expected " + sha);
         }

@@ -32,6 +32,34 @@ public final class QueueKeys {
     }
 
     /**
+     * The prefix to use on a Redis Cluster: Redis hashes only the part between the first {@code '{'} and
+     * the next {@code '}'} (when not empty), so keys that share that hash tag live in one slot and one
+     * Lua script may touch them all.
+     *
+     * @param prefix a key prefix, non-empty
+     * @return {@code prefix} when it already has a hash tag, else {@code "{" + prefix + "}"}
+     * @throws IllegalArgumentException if the prefix is empty
+     * @throws NullPointerException     if the prefix is null
+     */
+    public static String hashTagged(String prefix) {
+        Objects.requireNonNull(prefix, "prefix");
+        if (prefix.isEmpty()) {
+            throw new IllegalArgumentException("prefix must not be empty");
+        }
+        return hasHashTag(prefix) ? prefix : "{" + prefix + "}";
+    }
+
+    /** @return true when Redis Cluster would hash {@code key} by a non-empty {@code {…}} part of it */
+    public static boolean hasHashTag(String key) {
+        int open = key.indexOf('{');
+        if (open < 0) {
+            return false;
+        }
+        int close = key.indexOf('}', open + 1);
+        return close > open + 1;
+    }
+
+    /**
      * Checks a caller-chosen job id. A {@code ':'} would let a job key collide with another job's lock key.
      *
      * @param jobId the id

@@ -33,9 +33,17 @@ final class QueueStore {
     private final UnifiedJedis redis;
     private final QueueKeys keys;
 
+    /**
+     * @throws IllegalArgumentException on a Redis Cluster when the keys share no hash tag (the scripts
+     *                                  touch several keys of the queue, which must live in one slot)
+     */
     QueueStore(UnifiedJedis redis, QueueKeys keys) {
         this.redis = Objects.requireNonNull(redis, "redis");
         this.keys = Objects.requireNonNull(keys, "keys");
+        if (RedisClients.isCluster(redis) && !QueueKeys.hasHashTag(keys.base())) {
+            throw new IllegalArgumentException("on a Redis Cluster the queue's key prefix needs a hash tag, e.g. "
+                    + QueueKeys.hashTagged(keys.base().substring(0, keys.base().indexOf(':'))) + ": " + keys.base());
+        }
     }
 
     QueueKeys keys() {
@@ -98,7 +106,7 @@ final class QueueStore {
             }
             if (!noScript.isEmpty()) {
                 // NOSCRIPT ran nothing: load once and send those again, in order
-                QueueScripts.ADD.load(redis);
+                QueueScripts.ADD.load(redis, keys.base());
                 loaded = true;
             }
             pending = noScript;

@@ -3,7 +3,6 @@ package com.teamdesk.tasks.queue;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,10 +16,7 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
-import redis.clients.jedis.ConnectionPoolConfig;
-import redis.clients.jedis.DefaultJedisClientConfig;
-import redis.clients.jedis.RedisClient;
-import redis.clients.jedis.util.JedisURIHelper;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * Base of the queue tests: a real Redis (TEAMDESK_REDIS_URL, default redis://127.0.0.1:6379; a missing
@@ -38,7 +34,7 @@ abstract class QueueFixture {
             .withLockDurationMs(1_000).withLockRenewMs(250).withStalledIntervalMs(100)
             .withRetentionTrimIntervalMs(100).withHeartbeatTtlMs(3_000);
 
-    protected RedisClient redis;
+    protected UnifiedJedis redis;
     protected String prefix;
     protected String queueName;
     protected Queue queue;
@@ -50,17 +46,15 @@ abstract class QueueFixture {
     @BeforeEach
     void openRedis() {
         String url = System.getenv().getOrDefault("TEAMDESK_REDIS_URL", "redis://127.0.0.1:6379");
-        ConnectionPoolConfig pool = new ConnectionPoolConfig();
-        pool.setMaxTotal(64);
-        pool.setMaxIdle(64);
-        URI uri = URI.create(url);
-        redis = RedisClient.builder()
-                .hostAndPort(JedisURIHelper.getHostAndPort(uri))
-                .clientConfig(DefaultJedisClientConfig.builder(uri).build())
-                .poolConfig(pool)
-                .build();
+        redis = RedisClients.open(url, 64);
         redis.ping(); // a missing Redis fails here
+        if (System.getProperty("teamdesk.test.redisCluster") != null && !RedisClients.isCluster(redis)) {
+            fail("this run is the queue's tests on a Redis Cluster, but TEAMDESK_REDIS_URL is " + url);
+        }
         prefix = "test-" + UUID.randomUUID();
+        if (RedisClients.isCluster(url)) {
+            prefix = QueueKeys.hashTagged(prefix); // the queue's keys share one slot
+        }
         queueName = "jobs";
         queue = new Queue(redis, prefix, queueName);
         executor = Executors.newCachedThreadPool();

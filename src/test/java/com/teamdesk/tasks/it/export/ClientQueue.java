@@ -6,12 +6,9 @@ import com.teamdesk.tasks.queue.JobOptions;
 import com.teamdesk.tasks.queue.Queue;
 import com.teamdesk.tasks.queue.Retention;
 import com.teamdesk.tasks.task.TaskJobId;
-import java.net.URI;
+import com.teamdesk.tasks.queue.RedisClients;
 import java.util.UUID;
-import redis.clients.jedis.DefaultJedisClientConfig;
-import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.util.JedisURIHelper;
 
 /**
  * The task queue of a server under test, seen from the test JVM: the production {@link Queue}
@@ -23,15 +20,20 @@ public final class ClientQueue implements AutoCloseable {
     /** Queue name ({@code teamdesk.queue.name} default). */
     public static final String QUEUE_NAME = "tasks";
 
-    private final RedisClient client;
+    private final UnifiedJedis client;
     private final Queue queue;
 
     /** @param prefix the server's {@code teamdesk.redis.prefix} */
     public ClientQueue(String prefix) {
-        String url = System.getenv().getOrDefault("TEAMDESK_REDIS_URL", "redis://127.0.0.1:6379");
-        URI uri = URI.create(url);
-        client = RedisClient.builder().hostAndPort(JedisURIHelper.getHostAndPort(uri))
-                .clientConfig(DefaultJedisClientConfig.builder(uri).build()).build();
+        this(System.getenv().getOrDefault("TEAMDESK_REDIS_URL", "redis://127.0.0.1:6379"), prefix);
+    }
+
+    /**
+     * @param url    the server's {@code teamdesk.redis.url} ({@code redis://} or {@code redis-cluster://})
+     * @param prefix the server's {@code teamdesk.redis.prefix} as the server uses it (hash-tagged on a cluster)
+     */
+    public ClientQueue(String url, String prefix) {
+        client = RedisClients.open(url, 8);
         queue = new Queue(client, prefix, QUEUE_NAME);
     }
 
