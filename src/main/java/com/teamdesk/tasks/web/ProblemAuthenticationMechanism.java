@@ -13,6 +13,7 @@ import jakarta.security.enterprise.AuthenticationStatus;
 import jakarta.security.enterprise.authentication.mechanism.http.HttpAuthenticationMechanism;
 import jakarta.security.enterprise.authentication.mechanism.http.HttpMessageContext;
 import jakarta.security.enterprise.authentication.mechanism.http.HttpMessageContextWrapper;
+import jakarta.security.enterprise.identitystore.CredentialValidationResult;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
@@ -24,6 +25,7 @@ import java.util.Enumeration;
 import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Wraps the platform's MP-JWT authentication mechanism (installed by {@code @LoginConfig}) so that
@@ -39,6 +41,11 @@ import java.util.logging.Logger;
  * Jakarta Security resolves; it delegates to the platform's bean with a message context whose
  * {@code responseUnauthorized()} writes the problem body. A request without any token is not
  * refused here: JAX-RS's {@code @RolesAllowed} check answers it through the exception mappers.
+ *
+ * <p>A token the platform verified is remembered ({@link VerifiedTokens}, bounded, only until its
+ * {@code exp}); the next request with exactly that token is logged in with the platform's own earlier
+ * result, as the platform's mechanism does it, without verifying the signature again (issue 16).
+ * {@code teamdesk.auth.verified-token-cache} sets the size (0 turns it off).
  */
 @Alternative
 @Priority(Interceptor.Priority.APPLICATION)
@@ -55,6 +62,12 @@ public class ProblemAuthenticationMechanism implements HttpAuthenticationMechani
 
     @Inject
     Clock clock;
+
+    @Inject
+    @ConfigProperty(name = "teamdesk.auth.verified-token-cache", defaultValue = "4096")
+    int verifiedTokenCache;
+
+    private volatile VerifiedTokens verified;
 
     private volatile HttpAuthenticationMechanism delegate;
 
@@ -99,8 +112,24 @@ public class ProblemAuthenticationMechanism implements HttpAuthenticationMechani
                 };
             }
         }
+        String token = header == null ? null : BearerToken.token(header);
+        if (token != null && !token.isEmpty()) {
+            CredentialValidationResult known = verified().get(token, clock.instant());
+            if (known != null) { // what Payara 6's JWTAuthenticationMechanism does with a VALID result
+                context.getClientSubject().getPrincipals().add(known.getCallerPrincipal());
+                return context.notifyContainerAboutLogin(known);
+            }
+        }
         HttpServletRequest req = forward;
         return delegate().validateRequest(req, response, new HttpMessageContextWrapper(context) {
+            @Override
+            public AuthenticationStatus notifyContainerAboutLogin(CredentialValidationResult result) {
+                if (token != null) {
+                    verified().put(token, result);
+                }
+                return super.notifyContainerAboutLogin(result);
+            }
+
             @Override
             public HttpServletRequest getRequest() {
                 return req;
@@ -138,6 +167,15 @@ public class ProblemAuthenticationMechanism implements HttpAuthenticationMechani
         } catch (IOException | IllegalStateException e) {
             // The client went away; nothing else to tell it.
         }
+    }
+
+    private VerifiedTokens verified() {
+        VerifiedTokens v = verified;
+        if (v == null) {
+            v = new VerifiedTokens(Math.max(0, verifiedTokenCache));
+            verified = v;
+        }
+        return v;
     }
 
     private HttpAuthenticationMechanism delegate() {

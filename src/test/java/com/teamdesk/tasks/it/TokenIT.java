@@ -118,6 +118,33 @@ class TokenIT {
         assertEquals("auth.required", none.problemCode().orElseThrow());
     }
 
+    /**
+     * Issue 16's verified-token cache: a token is answered with its own identity on every request, tokens
+     * of two users interleaved never borrow each other's identity, and a token that differs from a
+     * verified one in its signature alone is still refused.
+     */
+    @Test
+    void repeatedTokensKeepTheirOwnIdentityAndATamperedCopyIsRefused() {
+        Api api = Api.at(url);
+        UUID ada = data.user("cache-a-" + UUID.randomUUID().toString().substring(0, 8));
+        UUID bob = data.user("cache-b-" + UUID.randomUUID().toString().substring(0, 8));
+        String adaToken = Tokens.of(ada);
+        String bobToken = Tokens.of(bob);
+        for (int i = 0; i < 3; i++) {
+            for (Map.Entry<UUID, String> e : Map.of(ada, adaToken, bob, bobToken).entrySet()) {
+                Reply r = api.get("me", e.getValue());
+                assertEquals(200, r.status(), r.toString());
+                assertTrue(r.body().contains(e.getKey().toString()), "round " + i + ": " + r.body());
+            }
+        }
+        char last = adaToken.charAt(adaToken.length() - 2);
+        String tampered = adaToken.substring(0, adaToken.length() - 2) + (last == 'A' ? 'B' : 'A')
+                + adaToken.charAt(adaToken.length() - 1);
+        Reply r = api.get("me", tampered);
+        assertInvalidToken("a verified token with one signature character changed", r.status(), r.header("Content-Type"),
+                r.header("WWW-Authenticate"), r.body());
+    }
+
     private static void assertInvalidToken(String what, int status, String contentType, String wwwAuthenticate, String body) {
         assertEquals(401, status, what + ": " + body);
         assertTrue(contentType != null && contentType.startsWith("application/problem+json"), what + ": " + contentType);
