@@ -24,24 +24,30 @@ local function promoteDueJobs(delayedKey, waitKey, jobPrefix, now)
 end
 
 -- Promotes due jobs, then pops the next waiting job and locks it for the execution holding token:
---   {1, id, data, attemptsMade, attemptsStarted, maxAttempts, backoffMs, backoffJitter}
+--   {1, id, data, attemptsMade, attemptsStarted, maxAttempts, backoffMs, backoffJitter,
+--    completedMaxAgeSec, completedMaxCount, failedMaxAgeSec, failedMaxCount}
 -- With no job: {0, ms until the next delayed job is due (>= 1), or -1 when none is delayed}.
+-- One HMGET reads the whole record the worker needs (a popped id without a record is skipped) and one
+-- HSET writes state, processedAt and attemptsStarted. markerKey: when given (the fetch loop's
+-- moveToActive, which may have consumed the marker), the marker is set again while more jobs wait so that
+-- another blocked worker wakes up too; nil for the fetch-next of a finishing slot, which never consumes
+-- the marker (only BZPOPMIN does), so the marker it found is still there.
 local function fetchNext(waitKey, activeKey, delayedKey, markerKey, jobPrefix, token, lockMs, now)
   promoteDueJobs(delayedKey, waitKey, jobPrefix, now)
   local id = rcall('LPOP', waitKey)
   while id do
     local jobKey = jobPrefix .. id
-    if rcall('EXISTS', jobKey) == 1 then
+    local f = rcall('HMGET', jobKey, 'data', 'attemptsMade', 'attemptsStarted', 'maxAttempts', 'backoffMs',
+      'backoffJitter', 'completedMaxAgeSec', 'completedMaxCount', 'failedMaxAgeSec', 'failedMaxCount')
+    if f[1] then
+      local started = (tonumber(f[3]) or 0) + 1
       rcall('SADD', activeKey, id)
       rcall('SET', jobKey .. ':lock', token, 'PX', lockMs)
-      local started = rcall('HINCRBY', jobKey, 'attemptsStarted', 1)
-      rcall('HSET', jobKey, 'state', 'active', 'processedAt', now)
-      if rcall('LLEN', waitKey) > 0 then
-        -- more work waiting: keep a marker so that another blocked worker wakes up too
+      rcall('HSET', jobKey, 'state', 'active', 'processedAt', now, 'attemptsStarted', started)
+      if markerKey and rcall('LLEN', waitKey) > 0 then
         rcall('ZADD', markerKey, 0, '0')
       end
-      local f = rcall('HMGET', jobKey, 'data', 'attemptsMade', 'maxAttempts', 'backoffMs', 'backoffJitter')
-      return {1, id, f[1], f[2], started, f[3], f[4], f[5]}
+      return {1, id, f[1], f[2], started, f[4], f[5], f[6], f[7], f[8], f[9], f[10]}
     end
     id = rcall('LPOP', waitKey)
   end
@@ -68,6 +74,7 @@ end
 
 -- Retention (R5): removes the records of setKey (scored by finish time) finished at least maxAgeSec
 -- ago, and those beyond the newest maxCount; at most limit of each. nil means no limit of that kind.
+-- The count limit pops the oldest with one ZPOPMIN (ties go by member, as ZRANGE orders them).
 local function trimFinished(setKey, jobPrefix, maxAgeSec, maxCount, now, limit)
   local removed = 0
   if maxAgeSec then
@@ -77,24 +84,29 @@ local function trimFinished(setKey, jobPrefix, maxAgeSec, maxCount, now, limit)
   if maxCount then
     local excess = rcall('ZCARD', setKey) - maxCount
     if excess > 0 then
-      removed = removed + removeFinished(setKey, jobPrefix,
-        rcall('ZRANGE', setKey, 0, math.min(excess, limit) - 1))
+      local popped = rcall('ZPOPMIN', setKey, math.min(excess, limit))
+      local jobKeys = {}
+      for i = 1, #popped, 2 do
+        jobKeys[#jobKeys + 1] = jobPrefix .. popped[i]
+      end
+      rcall('DEL', unpack(jobKeys))
+      removed = removed + #jobKeys
     end
   end
   return removed
 end
 
--- Adds a job that finished for good to its set (kind 'completed' or 'failed'), applies the job's
--- retention to the whole set (as BullMQ does) and remembers it in meta for the periodic trim.
-local function addFinished(setKey, metaKey, jobPrefix, id, kind, now)
+-- Adds a job that finished for good to its set (kind 'completed' or 'failed') and applies the job's
+-- retention (maxAgeSec, maxCount as strings; nil or '' = none of that kind) to the whole set, as BullMQ
+-- does. The caller passes the retention (the worker read it with the job's fetch), so nothing is read
+-- back from the job or from meta. record: also write it to meta for the periodic trim (the worker asks
+-- when its retention differs from what it last recorded, and again once per trim interval).
+local function addFinished(setKey, metaKey, jobPrefix, id, kind, now, maxAgeSec, maxCount, record)
   rcall('ZADD', setKey, now, id)
-  local ageField, countField = kind .. 'MaxAgeSec', kind .. 'MaxCount'
-  local keep = rcall('HMGET', jobPrefix .. id, ageField, countField)
-  local seen = rcall('HMGET', metaKey, ageField, countField)
-  if keep[1] and (seen[1] ~= keep[1] or seen[2] ~= keep[2]) then
-    rcall('HSET', metaKey, ageField, keep[1], countField, keep[2])
+  if record then
+    rcall('HSET', metaKey, kind .. 'MaxAgeSec', maxAgeSec, kind .. 'MaxCount', maxCount)
   end
-  trimFinished(setKey, jobPrefix, tonumber(keep[1]), tonumber(keep[2]), now, 1000)
+  trimFinished(setKey, jobPrefix, tonumber(maxAgeSec), tonumber(maxCount), now, 1000)
 end
 
 -- R6: the lock of an active job holds the token of the execution that owns it. If it does, releases
