@@ -43,13 +43,15 @@ local nextLockToken = ARGV[9]
 local lockDurationMs = ARGV[10]
 
 local jobKey = jobPrefix .. jobId
-if not releaseLock(activeKey, jobKey, jobId, lockToken) then
+local doomed = {}
+if not releaseLock(activeKey, jobKey, jobId, lockToken, doomed) then
   return {-1}
 end
 local now = nowMs()
 rcall('HSET', jobKey, 'state', 'completed', 'finishedAt', now, 'attemptsMade', attemptsMade)
 addFinished(completedKey, metaKey, jobPrefix, jobId, 'completed', now, keepMaxAgeSec, keepMaxCount,
-  recordRetention == '1')
+  recordRetention == '1', doomed)
+deleteDoomed(doomed) -- the lock and the trimmed records, one DEL
 if fetchNextJob == '1' then
   return {1, fetchNext(waitKey, activeKey, delayedKey, nil, jobPrefix, nextLockToken, lockDurationMs, now)}
 end

@@ -53,7 +53,8 @@ local nextLockToken = ARGV[12]
 local lockDurationMs = ARGV[13]
 
 local jobKey = jobPrefix .. jobId
-if not releaseLock(activeKey, jobKey, jobId, lockToken) then
+local doomed = {}
+if not releaseLock(activeKey, jobKey, jobId, lockToken, doomed) then
   return {-1}
 end
 local now = nowMs()
@@ -63,7 +64,7 @@ if unrecoverable == '1' or attemptsMade >= tonumber(maxAttempts) then
   exhausted = 1
   rcall('HSET', jobKey, 'state', 'failed', 'failedReason', failedReason, 'finishedAt', now, 'exhausted', 1)
   addFinished(failedKey, metaKey, jobPrefix, jobId, 'failed', now, keepMaxAgeSec, keepMaxCount,
-    recordRetention == '1')
+    recordRetention == '1', doomed)
 else
   local delay = tonumber(retryDelayMs)
   if delay > 0 then
@@ -76,6 +77,7 @@ else
   -- wake a blocked worker so that it waits no longer than this job's due time
   rcall('ZADD', markerKey, 0, '0')
 end
+deleteDoomed(doomed) -- the lock (and trimmed records), one DEL; before a fetch that may lock this job again
 if fetchNextJob == '1' then
   return {1, attemptsMade, exhausted,
     fetchNext(waitKey, activeKey, delayedKey, nil, jobPrefix, nextLockToken, lockDurationMs, now)}

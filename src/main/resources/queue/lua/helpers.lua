@@ -58,39 +58,45 @@ local function fetchNext(waitKey, activeKey, delayedKey, markerKey, jobPrefix, t
   return {0, -1}
 end
 
--- Deletes the records of the finished jobs ids and their membership in setKey.
-local function removeFinished(setKey, jobPrefix, ids)
+-- Keys a script deletes are collected in a list ("doomed") and deleted with one DEL by deleteDoomed,
+-- so that releasing a lock and trimming a record cost one DEL together. A script calls deleteDoomed
+-- before it fetches the next job (which may lock the same job again after a retry) and before it ends.
+local function deleteDoomed(doomed)
+  if #doomed > 0 then
+    rcall('DEL', unpack(doomed))
+  end
+end
+
+-- Removes the finished jobs ids from setKey and dooms their records.
+local function removeFinished(setKey, jobPrefix, ids, doomed)
   if #ids == 0 then
     return 0
   end
-  local jobKeys = {}
-  for i, id in ipairs(ids) do
-    jobKeys[i] = jobPrefix .. id
-  end
   rcall('ZREM', setKey, unpack(ids))
-  rcall('DEL', unpack(jobKeys))
+  for _, id in ipairs(ids) do
+    doomed[#doomed + 1] = jobPrefix .. id
+  end
   return #ids
 end
 
 -- Retention (R5): removes the records of setKey (scored by finish time) finished at least maxAgeSec
 -- ago, and those beyond the newest maxCount; at most limit of each. nil means no limit of that kind.
--- The count limit pops the oldest with one ZPOPMIN (ties go by member, as ZRANGE orders them).
-local function trimFinished(setKey, jobPrefix, maxAgeSec, maxCount, now, limit)
+-- The count limit pops the oldest with one ZPOPMIN (ties go by member, as ZRANGE orders them). The
+-- records are only doomed: the caller deletes them with deleteDoomed.
+local function trimFinished(setKey, jobPrefix, maxAgeSec, maxCount, now, limit, doomed)
   local removed = 0
   if maxAgeSec then
     removed = removeFinished(setKey, jobPrefix,
-      rcall('ZRANGEBYSCORE', setKey, '-inf', now - maxAgeSec * 1000, 'LIMIT', 0, limit))
+      rcall('ZRANGEBYSCORE', setKey, '-inf', now - maxAgeSec * 1000, 'LIMIT', 0, limit), doomed)
   end
   if maxCount then
     local excess = rcall('ZCARD', setKey) - maxCount
     if excess > 0 then
       local popped = rcall('ZPOPMIN', setKey, math.min(excess, limit))
-      local jobKeys = {}
       for i = 1, #popped, 2 do
-        jobKeys[#jobKeys + 1] = jobPrefix .. popped[i]
+        doomed[#doomed + 1] = jobPrefix .. popped[i]
       end
-      rcall('DEL', unpack(jobKeys))
-      removed = removed + #jobKeys
+      removed = removed + #popped / 2
     end
   end
   return removed
@@ -98,24 +104,27 @@ end
 
 -- Adds a job that finished for good to its set (kind 'completed' or 'failed') and applies the job's
 -- retention (maxAgeSec, maxCount as strings; nil or '' = none of that kind) to the whole set, as BullMQ
--- does. The caller passes the retention (the worker read it with the job's fetch), so nothing is read
--- back from the job or from meta. record: also write it to meta for the periodic trim (the worker asks
--- when its retention differs from what it last recorded, and again once per trim interval).
-local function addFinished(setKey, metaKey, jobPrefix, id, kind, now, maxAgeSec, maxCount, record)
+-- does; trimmed records are doomed. The caller passes the retention (the worker read it with the job's
+-- fetch), so nothing is read back from the job or from meta. record: also write it to meta for the
+-- periodic trim (the worker asks when its retention differs from what it last recorded, and again once
+-- per trim interval).
+local function addFinished(setKey, metaKey, jobPrefix, id, kind, now, maxAgeSec, maxCount, record, doomed)
   rcall('ZADD', setKey, now, id)
   if record then
     rcall('HSET', metaKey, kind .. 'MaxAgeSec', maxAgeSec, kind .. 'MaxCount', maxCount)
   end
-  trimFinished(setKey, jobPrefix, tonumber(maxAgeSec), tonumber(maxCount), now, 1000)
+  trimFinished(setKey, jobPrefix, tonumber(maxAgeSec), tonumber(maxCount), now, 1000, doomed)
 end
 
--- R6: the lock of an active job holds the token of the execution that owns it. If it does, releases
--- the lock and takes the job out of active; false (nothing changed) when the lock is lost.
-local function releaseLock(activeKey, jobKey, id, token)
-  if rcall('GET', jobKey .. ':lock') ~= token then
+-- R6: the lock of an active job holds the token of the execution that owns it. If it does, takes the
+-- job out of active and dooms the lock (the caller deletes it with deleteDoomed); false (nothing
+-- changed) when the lock is lost.
+local function releaseLock(activeKey, jobKey, id, token, doomed)
+  local lockKey = jobKey .. ':lock'
+  if rcall('GET', lockKey) ~= token then
     return false
   end
-  rcall('DEL', jobKey .. ':lock')
   rcall('SREM', activeKey, id)
+  doomed[#doomed + 1] = lockKey
   return true
 end

@@ -39,6 +39,7 @@ end
 local now = nowMs()
 local maxStalled = tonumber(maxStalledCount)
 local stalled = {}
+local doomed = {}
 for _, id in ipairs(rcall('SMEMBERS', activeKey)) do
   local jobKey = jobPrefix .. id
   if rcall('EXISTS', jobKey .. ':lock') == 0 then
@@ -49,7 +50,8 @@ for _, id in ipairs(rcall('SMEMBERS', activeKey)) do
       local attemptsMade = tonumber(f[1])
       if count > maxStalled then
         rcall('HSET', jobKey, 'state', 'failed', 'failedReason', failedReason, 'finishedAt', now, 'exhausted', 1)
-        addFinished(failedKey, metaKey, jobPrefix, id, 'failed', now, f[2] or '', f[3] or '', f[2] ~= false)
+        addFinished(failedKey, metaKey, jobPrefix, id, 'failed', now, f[2] or '', f[3] or '',
+          f[2] ~= false, doomed)
         stalled[#stalled + 1] = {id, 1, attemptsMade}
       else
         rcall('RPUSH', waitKey, id)
@@ -60,4 +62,5 @@ for _, id in ipairs(rcall('SMEMBERS', activeKey)) do
     end
   end
 end
+deleteDoomed(doomed)
 return stalled

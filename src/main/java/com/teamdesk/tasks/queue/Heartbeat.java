@@ -1,7 +1,6 @@
 package com.teamdesk.tasks.queue;
 
 import java.lang.management.ManagementFactory;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
@@ -18,10 +17,7 @@ final class Heartbeat implements Runnable {
 
     private static final Logger LOG = Logger.getLogger(Heartbeat.class.getName());
 
-    private final QueueStore store;
-    private final WorkerOptions options;
-    private final String workerId;
-    private final CountDownLatch stopSignal;
+    private final WorkerScope scope;
     private final IntSupplier busySlots;
     /** Permits ask the loop to publish at once (a missing key, or the worker stopping). */
     private final Semaphore beatRequests = new Semaphore(0);
@@ -29,12 +25,8 @@ final class Heartbeat implements Runnable {
     private volatile long lastBeatNanos;
     private volatile boolean beaten;
 
-    Heartbeat(QueueStore store, WorkerOptions options, String workerId, CountDownLatch stopSignal,
-              IntSupplier busySlots) {
-        this.store = store;
-        this.options = options;
-        this.workerId = workerId;
-        this.stopSignal = stopSignal;
+    Heartbeat(WorkerScope scope, IntSupplier busySlots) {
+        this.scope = scope;
         this.busySlots = busySlots;
     }
 
@@ -42,21 +34,22 @@ final class Heartbeat implements Runnable {
     public void run() {
         String who = ManagementFactory.getRuntimeMXBean().getName();
         long startedAt = System.currentTimeMillis();
-        long periodMs = Math.max(1, options.heartbeatTtlMs() / 3);
+        long periodMs = Math.max(1, scope.options().heartbeatTtlMs() / 3);
         do {
             try {
-                store.heartbeat(workerId, options.heartbeatTtlMs(), info(who, startedAt, true).toJson());
+                scope.store().heartbeat(scope.workerId(), scope.options().heartbeatTtlMs(),
+                        info(who, startedAt, true).toJson());
                 lastBeatNanos = System.nanoTime();
                 beaten = true;
             } catch (RuntimeException e) {
-                LOG.log(Level.SEVERE, e, () -> "worker " + workerId + ": heartbeat failed");
+                LOG.log(Level.SEVERE, e, () -> "worker " + scope.workerId() + ": heartbeat failed");
             }
         } while (!awaitBeatRequest(periodMs));
         try {
-            store.removeHeartbeat(workerId, info(who, startedAt, false).toJson());
+            scope.store().removeHeartbeat(scope.workerId(), info(who, startedAt, false).toJson());
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, e, () -> "worker " + workerId + ": could not delete its heartbeat; it expires in "
-                    + options.heartbeatTtlMs() + " ms");
+            LOG.log(Level.WARNING, e, () -> "worker " + scope.workerId()
+                    + ": could not delete its heartbeat; it expires in " + scope.options().heartbeatTtlMs() + " ms");
         }
     }
 
@@ -67,11 +60,12 @@ final class Heartbeat implements Runnable {
 
     /** @return true when the last successful write is younger than the heartbeat TTL */
     boolean recent() {
-        return beaten && System.nanoTime() - lastBeatNanos < TimeUnit.MILLISECONDS.toNanos(options.heartbeatTtlMs());
+        long ttlNanos = TimeUnit.MILLISECONDS.toNanos(scope.options().heartbeatTtlMs());
+        return beaten && System.nanoTime() - lastBeatNanos < ttlNanos;
     }
 
     private WorkerInfo info(String who, long startedAt, boolean live) {
-        return new WorkerInfo(workerId, who, startedAt, options.concurrency(), busySlots.getAsInt(),
+        return new WorkerInfo(scope.workerId(), who, startedAt, scope.options().concurrency(), busySlots.getAsInt(),
                 System.currentTimeMillis(), live);
     }
 
@@ -85,6 +79,6 @@ final class Heartbeat implements Runnable {
             Thread.currentThread().interrupt();
             return true;
         }
-        return stopSignal.getCount() == 0;
+        return scope.stopped();
     }
 }

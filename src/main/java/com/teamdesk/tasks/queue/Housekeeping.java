@@ -1,7 +1,6 @@
 package com.teamdesk.tasks.queue;
 
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -21,34 +20,29 @@ final class Housekeeping implements Runnable {
 
     private static final Logger LOG = Logger.getLogger(Housekeeping.class.getName());
 
-    private final QueueStore store;
-    private final WorkerOptions options;
-    private final String workerId;
-    private final CountDownLatch stopSignal;
+    private final WorkerScope scope;
     private final WorkerListeners listeners;
 
-    Housekeeping(QueueStore store, WorkerOptions options, String workerId, CountDownLatch stopSignal,
-                 WorkerListeners listeners) {
-        this.store = store;
-        this.options = options;
-        this.workerId = workerId;
-        this.stopSignal = stopSignal;
+    Housekeeping(WorkerScope scope, WorkerListeners listeners) {
+        this.scope = scope;
         this.listeners = listeners;
     }
 
     @Override
     public void run() {
+        long stalledIntervalNanos = TimeUnit.MILLISECONDS.toNanos(scope.options().stalledIntervalMs());
+        long trimIntervalNanos = TimeUnit.MILLISECONDS.toNanos(scope.options().retentionTrimIntervalMs());
         long nextStalledCheck = System.nanoTime();
         long nextTrim = System.nanoTime();
-        while (!Waits.await(stopSignal,
+        while (!scope.awaitStop(
                 TimeUnit.NANOSECONDS.toMillis(Math.min(nextStalledCheck, nextTrim) - System.nanoTime()))) {
             if (System.nanoTime() - nextStalledCheck >= 0) {
                 checkStalled();
-                nextStalledCheck = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(options.stalledIntervalMs());
+                nextStalledCheck = System.nanoTime() + stalledIntervalNanos;
             }
             if (System.nanoTime() - nextTrim >= 0) {
                 trimRetention();
-                nextTrim = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(options.retentionTrimIntervalMs());
+                nextTrim = System.nanoTime() + trimIntervalNanos;
             }
         }
     }
@@ -64,28 +58,31 @@ final class Housekeeping implements Runnable {
 
     private void trimRetention() {
         // once per interval the worker's next finishes write their retention to meta again (it may have been lost)
-        store.forgetRecordedRetention();
+        scope.store().forgetRecordedRetention();
         try {
-            int removed = store.trimRetention(guardTtlMs(options.retentionTrimIntervalMs()));
+            int removed = scope.store().trimRetention(guardTtlMs(scope.options().retentionTrimIntervalMs()));
             if (removed > 0) {
-                LOG.fine(() -> "worker " + workerId + ": retention removed " + removed + " finished job records");
+                LOG.fine(() -> "worker " + scope.workerId() + ": retention removed " + removed
+                        + " finished job records");
             }
         } catch (RuntimeException e) {
-            LOG.log(Level.SEVERE, e, () -> "worker " + workerId + ": retention trim failed");
+            LOG.log(Level.SEVERE, e, () -> "worker " + scope.workerId() + ": retention trim failed");
         }
     }
 
     private void checkStalled() {
         List<QueueStore.Stalled> stalled;
         try {
-            stalled = store.moveStalledJobs(options.maxStalledCount(), guardTtlMs(options.stalledIntervalMs()),
+            WorkerOptions options = scope.options();
+            stalled = scope.store().moveStalledJobs(options.maxStalledCount(), guardTtlMs(options.stalledIntervalMs()),
                     Worker.STALLED_REASON);
         } catch (RuntimeException e) {
-            LOG.log(Level.SEVERE, e, () -> "worker " + workerId + ": stalled check failed");
+            LOG.log(Level.SEVERE, e, () -> "worker " + scope.workerId() + ": stalled check failed");
             return;
         }
         for (QueueStore.Stalled s : stalled) {
-            LOG.warning(() -> "worker " + workerId + ": job " + s.id() + " stalled (lock expired while active); "
+            LOG.warning(() -> "worker " + scope.workerId() + ": job " + s.id()
+                    + " stalled (lock expired while active); "
                     + (s.failed() ? "failed: " + Worker.STALLED_REASON : "moved back to waiting"));
             listeners.emit(l -> l.stalled(s.id()));
             if (s.failed()) {

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -20,18 +19,12 @@ final class LockRenewal implements Runnable {
 
     private static final Logger LOG = Logger.getLogger(LockRenewal.class.getName());
 
-    private final QueueStore store;
-    private final WorkerOptions options;
-    private final String workerId;
-    private final CountDownLatch stopSignal;
+    private final WorkerScope scope;
     /** Executions whose locks are extended, by job id. */
     private final Map<String, RunningJob> running = new ConcurrentHashMap<>();
 
-    LockRenewal(QueueStore store, WorkerOptions options, String workerId, CountDownLatch stopSignal) {
-        this.store = store;
-        this.options = options;
-        this.workerId = workerId;
-        this.stopSignal = stopSignal;
+    LockRenewal(WorkerScope scope) {
+        this.scope = scope;
     }
 
     /** Starts renewing the lock of {@code job} (it was just fetched). */
@@ -51,10 +44,10 @@ final class LockRenewal implements Runnable {
 
     @Override
     public void run() {
-        if (!options.lockRenewal()) {
+        if (!scope.options().lockRenewal()) {
             return;
         }
-        while (!Waits.await(stopSignal, options.lockRenewMs())) {
+        while (!scope.awaitStop(scope.options().lockRenewMs())) {
             if (!running.isEmpty()) {
                 renewOnce();
             }
@@ -68,17 +61,17 @@ final class LockRenewal implements Runnable {
             tokens.add(new AbstractMap.SimpleImmutableEntry<>(j.id(), j.token()));
         }
         try {
-            for (String lostId : store.extendLocks(tokens, options.lockDurationMs())) {
+            for (String lostId : scope.store().extendLocks(tokens, scope.options().lockDurationMs())) {
                 RunningJob j = running.get(lostId);
                 if (j != null && held.contains(j)) { // not just finished
-                    LOG.warning(() -> "worker " + workerId + ": lock of job " + lostId
+                    LOG.warning(() -> "worker " + scope.workerId() + ": lock of job " + lostId
                             + " was lost while it ran; its outcome will be refused");
                     running.remove(lostId, j);
                 }
             }
         } catch (RuntimeException e) {
-            LOG.log(Level.SEVERE, e, () -> "worker " + workerId + ": renewing locks failed; retrying in "
-                    + options.lockRenewMs() + " ms");
+            LOG.log(Level.SEVERE, e, () -> "worker " + scope.workerId() + ": renewing locks failed; retrying in "
+                    + scope.options().lockRenewMs() + " ms");
         }
     }
 }

@@ -96,9 +96,10 @@ public final class Worker implements AutoCloseable {
         this.executor = Objects.requireNonNull(executor, "executor");
         this.wakeKey = store.keys().wake(workerId);
         this.slots = new SlotPool(options.concurrency());
-        this.lockRenewal = new LockRenewal(store, options, workerId, stopSignal);
-        this.housekeeping = new Housekeeping(store, options, workerId, stopSignal, listeners);
-        this.heartbeat = new Heartbeat(store, options, workerId, stopSignal, slots::busy);
+        WorkerScope scope = new WorkerScope(store, options, workerId, stopSignal);
+        this.lockRenewal = new LockRenewal(scope);
+        this.housekeeping = new Housekeeping(scope, listeners);
+        this.heartbeat = new Heartbeat(scope, slots::busy);
         warnIfPoolTooSmall(redis, options);
     }
 
