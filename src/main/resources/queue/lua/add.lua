@@ -1,6 +1,8 @@
 -- add (R2): adds a job unless a record with its id exists in any state (retained completed or failed
 -- records included). Creates the record and puts the id at the end of wait, or in delayed at
--- now + delayMs; sets the marker so that a blocked worker wakes up.
+-- now + delayMs; sets the marker so that a blocked worker wakes up, unless the job joined a wait list that
+-- already held jobs: then the marker is still set, or the worker that popped it is about to fetch and sets
+-- it again while jobs wait (moveToActive), so one ZADD per burst instead of one per job.
 --
 -- KEYS[1] jobKey             the job hash <p>:<q>:job:<jobId>
 -- KEYS[2] waitKey            LIST of waiting ids
@@ -52,8 +54,8 @@ rcall('HSET', jobKey, 'data', data, 'state', state, 'maxAttempts', maxAttempts,
   'attemptsMade', 0, 'attemptsStarted', 0, 'stalledCounter', 0, 'progress', 0, 'addedAt', now)
 if delay > 0 then
   rcall('ZADD', delayedKey, now + delay, jobId)
-else
-  rcall('RPUSH', waitKey, jobId)
+  rcall('ZADD', markerKey, 0, '0') -- blocked workers recompute how long to wait
+elseif rcall('RPUSH', waitKey, jobId) == 1 then
+  rcall('ZADD', markerKey, 0, '0')
 end
-rcall('ZADD', markerKey, 0, '0')
 return 1

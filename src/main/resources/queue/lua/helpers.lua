@@ -24,24 +24,30 @@ local function promoteDueJobs(delayedKey, waitKey, jobPrefix, now)
 end
 
 -- Promotes due jobs, then pops the next waiting job and locks it for the execution holding token:
---   {1, id, data, attemptsMade, attemptsStarted, maxAttempts, backoffMs, backoffJitter}
+--   {1, id, data, attemptsMade, attemptsStarted, maxAttempts, backoffMs, backoffJitter,
+--    completedMaxAgeSec, completedMaxCount, failedMaxAgeSec, failedMaxCount}
 -- With no job: {0, ms until the next delayed job is due (>= 1), or -1 when none is delayed}.
+-- One HMGET reads the whole record the worker needs (a popped id without a record is skipped) and one
+-- HSET writes state, processedAt and attemptsStarted. markerKey: when given (the fetch loop's
+-- moveToActive, which may have consumed the marker), the marker is set again while more jobs wait so that
+-- another blocked worker wakes up too; nil for the fetch-next of a finishing slot, which never consumes
+-- the marker (only BZPOPMIN does), so the marker it found is still there.
 local function fetchNext(waitKey, activeKey, delayedKey, markerKey, jobPrefix, token, lockMs, now)
   promoteDueJobs(delayedKey, waitKey, jobPrefix, now)
   local id = rcall('LPOP', waitKey)
   while id do
     local jobKey = jobPrefix .. id
-    if rcall('EXISTS', jobKey) == 1 then
+    local f = rcall('HMGET', jobKey, 'data', 'attemptsMade', 'attemptsStarted', 'maxAttempts', 'backoffMs',
+      'backoffJitter', 'completedMaxAgeSec', 'completedMaxCount', 'failedMaxAgeSec', 'failedMaxCount')
+    if f[1] then
+      local started = (tonumber(f[3]) or 0) + 1
       rcall('SADD', activeKey, id)
       rcall('SET', jobKey .. ':lock', token, 'PX', lockMs)
-      local started = rcall('HINCRBY', jobKey, 'attemptsStarted', 1)
-      rcall('HSET', jobKey, 'state', 'active', 'processedAt', now)
-      if rcall('LLEN', waitKey) > 0 then
-        -- more work waiting: keep a marker so that another blocked worker wakes up too
+      rcall('HSET', jobKey, 'state', 'active', 'processedAt', now, 'attemptsStarted', started)
+      if markerKey and rcall('LLEN', waitKey) > 0 then
         rcall('ZADD', markerKey, 0, '0')
       end
-      local f = rcall('HMGET', jobKey, 'data', 'attemptsMade', 'maxAttempts', 'backoffMs', 'backoffJitter')
-      return {1, id, f[1], f[2], started, f[3], f[4], f[5]}
+      return {1, id, f[1], f[2], started, f[4], f[5], f[6], f[7], f[8], f[9], f[10]}
     end
     id = rcall('LPOP', waitKey)
   end
@@ -52,58 +58,73 @@ local function fetchNext(waitKey, activeKey, delayedKey, markerKey, jobPrefix, t
   return {0, -1}
 end
 
--- Deletes the records of the finished jobs ids and their membership in setKey.
-local function removeFinished(setKey, jobPrefix, ids)
+-- Keys a script deletes are collected in a list ("doomed") and deleted with one DEL by deleteDoomed,
+-- so that releasing a lock and trimming a record cost one DEL together. A script calls deleteDoomed
+-- before it fetches the next job (which may lock the same job again after a retry) and before it ends.
+local function deleteDoomed(doomed)
+  if #doomed > 0 then
+    rcall('DEL', unpack(doomed))
+  end
+end
+
+-- Removes the finished jobs ids from setKey and dooms their records.
+local function removeFinished(setKey, jobPrefix, ids, doomed)
   if #ids == 0 then
     return 0
   end
-  local jobKeys = {}
-  for i, id in ipairs(ids) do
-    jobKeys[i] = jobPrefix .. id
-  end
   rcall('ZREM', setKey, unpack(ids))
-  rcall('DEL', unpack(jobKeys))
+  for _, id in ipairs(ids) do
+    doomed[#doomed + 1] = jobPrefix .. id
+  end
   return #ids
 end
 
 -- Retention (R5): removes the records of setKey (scored by finish time) finished at least maxAgeSec
 -- ago, and those beyond the newest maxCount; at most limit of each. nil means no limit of that kind.
-local function trimFinished(setKey, jobPrefix, maxAgeSec, maxCount, now, limit)
+-- The count limit pops the oldest with one ZPOPMIN (ties go by member, as ZRANGE orders them). The
+-- records are only doomed: the caller deletes them with deleteDoomed.
+local function trimFinished(setKey, jobPrefix, maxAgeSec, maxCount, now, limit, doomed)
   local removed = 0
   if maxAgeSec then
     removed = removeFinished(setKey, jobPrefix,
-      rcall('ZRANGEBYSCORE', setKey, '-inf', now - maxAgeSec * 1000, 'LIMIT', 0, limit))
+      rcall('ZRANGEBYSCORE', setKey, '-inf', now - maxAgeSec * 1000, 'LIMIT', 0, limit), doomed)
   end
   if maxCount then
     local excess = rcall('ZCARD', setKey) - maxCount
     if excess > 0 then
-      removed = removed + removeFinished(setKey, jobPrefix,
-        rcall('ZRANGE', setKey, 0, math.min(excess, limit) - 1))
+      local popped = rcall('ZPOPMIN', setKey, math.min(excess, limit))
+      for i = 1, #popped, 2 do
+        doomed[#doomed + 1] = jobPrefix .. popped[i]
+      end
+      removed = removed + #popped / 2
     end
   end
   return removed
 end
 
--- Adds a job that finished for good to its set (kind 'completed' or 'failed'), applies the job's
--- retention to the whole set (as BullMQ does) and remembers it in meta for the periodic trim.
-local function addFinished(setKey, metaKey, jobPrefix, id, kind, now)
+-- Adds a job that finished for good to its set (kind 'completed' or 'failed') and applies the job's
+-- retention (maxAgeSec, maxCount as strings; nil or '' = none of that kind) to the whole set, as BullMQ
+-- does; trimmed records are doomed. The caller passes the retention (the worker read it with the job's
+-- fetch), so nothing is read back from the job or from meta. record: also write it to meta for the
+-- periodic trim (the worker asks when its retention differs from what it last recorded, and again once
+-- per trim interval).
+local function addFinished(setKey, metaKey, jobPrefix, id, kind, now, maxAgeSec, maxCount, record, doomed)
   rcall('ZADD', setKey, now, id)
-  local ageField, countField = kind .. 'MaxAgeSec', kind .. 'MaxCount'
-  local keep = rcall('HMGET', jobPrefix .. id, ageField, countField)
-  local seen = rcall('HMGET', metaKey, ageField, countField)
-  if keep[1] and (seen[1] ~= keep[1] or seen[2] ~= keep[2]) then
-    rcall('HSET', metaKey, ageField, keep[1], countField, keep[2])
+  if record then
+    rcall('HSET', metaKey, kind .. 'MaxAgeSec', maxAgeSec, kind .. 'MaxCount', maxCount)
   end
-  trimFinished(setKey, jobPrefix, tonumber(keep[1]), tonumber(keep[2]), now, 1000)
+  trimFinished(setKey, jobPrefix, tonumber(maxAgeSec), tonumber(maxCount), now, 1000, doomed)
 end
 
--- R6: the lock of an active job holds the token of the execution that owns it. If it does, releases
--- the lock and takes the job out of active; false (nothing changed) when the lock is lost.
-local function releaseLock(activeKey, jobKey, id, token)
-  if rcall('GET', jobKey .. ':lock') ~= token then
+-- R6: the lock of an active job holds the token of the execution that owns it. If it does, takes the
+-- job out of active and dooms the lock (the caller deletes it with deleteDoomed); false (nothing
+-- changed) when the lock is lost.
+local function releaseLock(activeKey, jobKey, id, token, doomed)
+  local lockKey = jobKey .. ':lock'
+  if rcall('GET', lockKey) ~= token then
     return false
   end
-  rcall('DEL', jobKey .. ':lock')
   rcall('SREM', activeKey, id)
+  doomed[#doomed + 1] = lockKey
   return true
 end

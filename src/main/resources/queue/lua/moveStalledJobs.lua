@@ -1,8 +1,8 @@
 -- moveStalledJobs (R6, BullMQ moveStalledJobsToWait): unless another worker ran the check within the
 -- interval (guard SET NX PX), every id in active whose lock key is gone is stalled: it leaves active and
 -- gets stalledCounter + 1; if stalledCounter > maxStalledCount it fails for good (state=failed,
--- exhausted=1, failedReason, the job's failed retention applied, R5), else it goes back to the end of
--- wait (marker set). attemptsMade is not incremented by a stall.
+-- exhausted=1, failedReason, the job's failed retention applied and recorded in meta, R5), else it goes
+-- back to the end of wait (marker set). attemptsMade is not incremented by a stall.
 -- Single phase: moveToActive sets the lock in the same script that makes a job active, so an active job
 -- without a lock key has really lost its lock (BullMQ's two-pass "stalled" set is not needed).
 --
@@ -39,16 +39,19 @@ end
 local now = nowMs()
 local maxStalled = tonumber(maxStalledCount)
 local stalled = {}
+local doomed = {}
 for _, id in ipairs(rcall('SMEMBERS', activeKey)) do
   local jobKey = jobPrefix .. id
   if rcall('EXISTS', jobKey .. ':lock') == 0 then
     rcall('SREM', activeKey, id)
     if rcall('EXISTS', jobKey) == 1 then
       local count = rcall('HINCRBY', jobKey, 'stalledCounter', 1)
-      local attemptsMade = tonumber(rcall('HGET', jobKey, 'attemptsMade'))
+      local f = rcall('HMGET', jobKey, 'attemptsMade', 'failedMaxAgeSec', 'failedMaxCount')
+      local attemptsMade = tonumber(f[1])
       if count > maxStalled then
         rcall('HSET', jobKey, 'state', 'failed', 'failedReason', failedReason, 'finishedAt', now, 'exhausted', 1)
-        addFinished(failedKey, metaKey, jobPrefix, id, 'failed', now)
+        addFinished(failedKey, metaKey, jobPrefix, id, 'failed', now, f[2] or '', f[3] or '',
+          f[2] ~= false, doomed)
         stalled[#stalled + 1] = {id, 1, attemptsMade}
       else
         rcall('RPUSH', waitKey, id)
@@ -59,4 +62,5 @@ for _, id in ipairs(rcall('SMEMBERS', activeKey)) do
     end
   end
 end
+deleteDoomed(doomed)
 return stalled

@@ -29,5 +29,8 @@ end
 local now = nowMs()
 local limit = tonumber(maxRemovals)
 local m = rcall('HMGET', metaKey, 'completedMaxAgeSec', 'completedMaxCount', 'failedMaxAgeSec', 'failedMaxCount')
-return {trimFinished(completedKey, jobPrefix, tonumber(m[1]), tonumber(m[2]), now, limit),
-        trimFinished(failedKey, jobPrefix, tonumber(m[3]), tonumber(m[4]), now, limit)}
+local doomed = {}
+local removed = {trimFinished(completedKey, jobPrefix, tonumber(m[1]), tonumber(m[2]), now, limit, doomed),
+                 trimFinished(failedKey, jobPrefix, tonumber(m[3]), tonumber(m[4]), now, limit, doomed)}
+deleteDoomed(doomed)
+return removed

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
@@ -32,6 +33,13 @@ final class QueueStore {
 
     private final UnifiedJedis redis;
     private final QueueKeys keys;
+    /**
+     * The completed and the failed retention this store last wrote to meta; a finish writes it again only
+     * when the job's retention differs (issue 16: no per-job read or write of meta). {@link #forgetRecordedRetention()}
+     * makes the next finish of each kind write it again.
+     */
+    private final AtomicReference<Retention> recordedOnComplete = new AtomicReference<>();
+    private final AtomicReference<Retention> recordedOnFail = new AtomicReference<>();
 
     /**
      * @throws IllegalArgumentException on a Redis Cluster when the keys share no hash tag (the scripts
@@ -50,17 +58,21 @@ final class QueueStore {
         return keys;
     }
 
-    /** A job claimed by one execution: the lock {@code token} is what every later transition checks. */
-    record Claimed(String id, String data, int attemptsMade, int attemptsStarted, int maxAttempts,
-                   Backoff backoff, String token) {
+    /**
+     * A job fetched for one execution, with what its outcome script needs so that it reads nothing back:
+     * the lock {@code token} every later transition checks, its attempts, backoff and retention.
+     * {@code removeOnComplete}/{@code removeOnFail} are null for a record that has none.
+     */
+    record FetchedJob(String id, String data, int attemptsMade, int attemptsStarted, int maxAttempts,
+                      Backoff backoff, Retention removeOnComplete, Retention removeOnFail, String token) {
     }
 
-    /** Reply of a fetch: a claimed job, or none and how long until the next delayed job is due (-1: none). */
-    record Fetch(Claimed job, long nextDueInMs) {
+    /** Reply of a fetch: a fetched job, or none and how long until the next delayed job is due (-1: none). */
+    record Fetch(FetchedJob job, long nextDueInMs) {
     }
 
     /** Reply of complete/fail; {@code next} is the job fetched in the same round trip, or null. */
-    record Finish(boolean lockLost, int attemptsMade, boolean exhausted, Claimed next) {
+    record Finish(boolean lockLost, int attemptsMade, boolean exhausted, FetchedJob next) {
     }
 
     /** One job found stalled by the stalled check. */
@@ -169,31 +181,68 @@ final class QueueStore {
         redis.del(key);
     }
 
-    Finish complete(String jobId, String token, String nextToken, long lockMs) {
+    /**
+     * Completes {@code job} under its lock (R6), applies its completed retention (R5) and, when
+     * {@code nextToken} is not null, fetches the next job for that token in the same script.
+     */
+    Finish complete(FetchedJob job, String nextToken, long lockMs) {
+        Retention keep = job.removeOnComplete();
+        boolean record = keep != null && !keep.equals(recordedOnComplete.get());
         Object reply = QueueScripts.COMPLETE.eval(redis,
-                List.of(keys.waiting(), keys.active(), keys.delayed(), keys.marker(), keys.completed(), keys.meta()),
-                List.of(keys.jobPrefix(), jobId, token, nextToken == null ? "0" : "1",
-                        nextToken == null ? "" : nextToken, Long.toString(lockMs)));
-        List<Object> r = list(reply);
-        if (num(r.get(0)) < 0) {
-            return new Finish(true, 0, false, null);
-        }
-        Claimed next = r.size() > 1 ? fetch(list(r.get(1)), nextToken).job() : null;
-        return new Finish(false, 0, false, next);
-    }
-
-    Finish fail(String jobId, String token, String reason, boolean unrecoverable, long retryDelayMs,
-                String nextToken, long lockMs) {
-        Object reply = QueueScripts.FAIL.eval(redis,
-                List.of(keys.waiting(), keys.active(), keys.delayed(), keys.marker(), keys.failed(), keys.meta()),
-                List.of(keys.jobPrefix(), jobId, token, reason, unrecoverable ? "1" : "0", Long.toString(retryDelayMs),
+                List.of(keys.waiting(), keys.active(), keys.delayed(), keys.completed(), keys.meta()),
+                List.of(keys.jobPrefix(), job.id(), job.token(), Integer.toString(job.attemptsMade() + 1),
+                        maxAge(keep), maxCount(keep), record ? "1" : "0",
                         nextToken == null ? "0" : "1", nextToken == null ? "" : nextToken, Long.toString(lockMs)));
         List<Object> r = list(reply);
         if (num(r.get(0)) < 0) {
             return new Finish(true, 0, false, null);
         }
-        Claimed next = r.size() > 3 ? fetch(list(r.get(3)), nextToken).job() : null;
-        return new Finish(false, (int) num(r.get(1)), num(r.get(2)) == 1, next);
+        if (record) {
+            recordedOnComplete.set(keep);
+        }
+        FetchedJob next = r.size() > 1 ? fetch(list(r.get(1)), nextToken).job() : null;
+        return new Finish(false, job.attemptsMade() + 1, false, next);
+    }
+
+    /**
+     * Fails one execution of {@code job} under its lock (R6): retry after {@code retryDelayMs} (R4) or, when
+     * unrecoverable or out of attempts, fail for good with its failed retention (R5); when {@code nextToken}
+     * is not null, fetches the next job for that token in the same script.
+     */
+    Finish fail(FetchedJob job, String reason, boolean unrecoverable, long retryDelayMs, String nextToken,
+                long lockMs) {
+        Retention keep = job.removeOnFail();
+        boolean record = keep != null && !keep.equals(recordedOnFail.get());
+        Object reply = QueueScripts.FAIL.eval(redis,
+                List.of(keys.waiting(), keys.active(), keys.delayed(), keys.marker(), keys.failed(), keys.meta()),
+                List.of(keys.jobPrefix(), job.id(), job.token(), reason, unrecoverable ? "1" : "0",
+                        Long.toString(retryDelayMs), Integer.toString(job.maxAttempts()),
+                        maxAge(keep), maxCount(keep), record ? "1" : "0",
+                        nextToken == null ? "0" : "1", nextToken == null ? "" : nextToken, Long.toString(lockMs)));
+        List<Object> r = list(reply);
+        if (num(r.get(0)) < 0) {
+            return new Finish(true, 0, false, null);
+        }
+        boolean exhausted = num(r.get(2)) == 1;
+        if (record && exhausted) {
+            recordedOnFail.set(keep);
+        }
+        FetchedJob next = r.size() > 3 ? fetch(list(r.get(3)), nextToken).job() : null;
+        return new Finish(false, (int) num(r.get(1)), exhausted, next);
+    }
+
+    /** Makes the next complete and the next exhausting fail write their retention to meta again. */
+    void forgetRecordedRetention() {
+        recordedOnComplete.set(null);
+        recordedOnFail.set(null);
+    }
+
+    private static String maxAge(Retention keep) {
+        return keep == null ? "" : Long.toString(keep.maxAgeSeconds());
+    }
+
+    private static String maxCount(Retention keep) {
+        return keep == null ? "" : Integer.toString(keep.maxCount());
     }
 
     /**
@@ -351,8 +400,13 @@ final class QueueStore {
             return new Fetch(null, num(r.get(1)));
         }
         Backoff backoff = new Backoff(num(r.get(6)), "1".equals(str(r.get(7))));
-        return new Fetch(new Claimed(str(r.get(1)), str(r.get(2)), (int) num(r.get(3)), (int) num(r.get(4)),
-                (int) num(r.get(5)), backoff, token), -1);
+        return new Fetch(new FetchedJob(str(r.get(1)), str(r.get(2)), (int) num(r.get(3)), (int) num(r.get(4)),
+                (int) num(r.get(5)), backoff, retention(r.get(8), r.get(9)), retention(r.get(10), r.get(11)), token),
+                -1);
+    }
+
+    private static Retention retention(Object maxAgeSec, Object maxCount) {
+        return maxAgeSec == null || maxCount == null ? null : new Retention(num(maxAgeSec), (int) num(maxCount));
     }
 
     @SuppressWarnings("unchecked")

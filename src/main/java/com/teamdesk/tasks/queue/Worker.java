@@ -1,26 +1,16 @@
 package com.teamdesk.tasks.queue;
 
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
-import java.util.AbstractMap;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Consumer;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
@@ -31,10 +21,11 @@ import redis.clients.jedis.UnifiedJedis;
  *
  * <p>All of the worker's work runs as tasks on the given executor, which must be able to run
  * {@link WorkerOptions#requiredThreads()} = {@code concurrency + 4} tasks at the same time: one per
- * processing slot, the fetch loop (blocks in Redis while the queue is empty), lock renewal, housekeeping
- * (stalled check, R6, and retention trim, R5) and the heartbeat (R22). The Redis client's pool must allow
- * {@link WorkerOptions#requiredConnections()} connections for this worker. If the executor runs fewer tasks
- * at once, claimed jobs wait in its queue (their locks are still renewed) and throughput drops.
+ * processing slot, the fetch loop (this class; blocks in Redis while the queue is empty), {@link LockRenewal},
+ * {@link Housekeeping} (stalled check, R6, and retention trim, R5) and the {@link Heartbeat} (R22). The Redis
+ * client's pool must allow {@link WorkerOptions#requiredConnections()} connections for this worker. If the
+ * executor runs fewer tasks at once, fetched jobs wait in its queue (their locks are still renewed) and
+ * throughput drops.
  *
  * <p>Fetching never polls: while nothing is due the fetch loop blocks in {@code BZPOPMIN} on the queue's
  * marker, at most until the next delayed job is due (and at most {@value #MAX_BLOCK_MS} ms). A processing
@@ -54,11 +45,11 @@ public final class Worker implements AutoCloseable {
     /** Failed reason of a job that stalled more than {@link WorkerOptions#maxStalledCount()} times. */
     static final String STALLED_REASON = "job stalled more than allowable limit";
 
-    private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
-    private static final long ERROR_PAUSE_MS = 1_000;
-
     /** How late Redis may time out a blocking command with the default {@code hz 10}, in ms. */
     static final long REDIS_TIMEOUT_SLACK_MS = 100;
+
+    private static final Logger LOG = Logger.getLogger(Worker.class.getName());
+    private static final long ERROR_PAUSE_MS = 1_000;
 
     private enum Phase { NEW, RUNNING, CLOSING, CLOSED }
 
@@ -68,15 +59,8 @@ public final class Worker implements AutoCloseable {
     private final ExecutorService executor;
     private final String workerId = UUID.randomUUID().toString();
     private final String wakeKey;
-    private final List<WorkerListener> listeners = new CopyOnWriteArrayList<>();
-    /** Executions whose locks the renewal loop extends, by job id. */
-    private final Map<String, Execution> inFlight = new ConcurrentHashMap<>();
-    /** Free processing slots; the fetch loop claims a job only while holding one. */
-    private final Semaphore freeSlots;
-    /** Guards {@link #busySlots}. */
-    private final Object slotMonitor = new Object();
-    /** Slots reserved by the fetch loop or processing a job; close() waits for 0. */
-    private int busySlots;
+    private final WorkerListeners listeners = new WorkerListeners(workerId);
+    private final SlotPool slots;
     private final AtomicLong tokenSequence = new AtomicLong();
     private final AtomicReference<Phase> phase = new AtomicReference<>(Phase.NEW);
     /** Released when close() begins: the fetch loop stops waiting for work. */
@@ -84,12 +68,9 @@ public final class Worker implements AutoCloseable {
     /** Released when the worker stops; the periodic loops wait on it instead of sleeping. */
     private final CountDownLatch stopSignal = new CountDownLatch(1);
     private final CountDownLatch loopsDone = new CountDownLatch(WorkerOptions.INTERNAL_TASKS);
-    private volatile boolean lockRenewalEnabled = true;
-    /** Permits ask the heartbeat loop to publish at once (a missing key, or close). */
-    private final Semaphore beatRequests = new Semaphore(0);
-    /** {@link System#nanoTime()} of the last successful heartbeat write; valid once {@link #beaten}. */
-    private volatile long lastBeatNanos;
-    private volatile boolean beaten;
+    private final LockRenewal lockRenewal;
+    private final Housekeeping housekeeping;
+    private final Heartbeat heartbeat;
 
     /**
      * Creates a stopped worker; call {@link #start()}.
@@ -114,7 +95,11 @@ public final class Worker implements AutoCloseable {
         this.processor = Objects.requireNonNull(processor, "processor");
         this.executor = Objects.requireNonNull(executor, "executor");
         this.wakeKey = store.keys().wake(workerId);
-        this.freeSlots = new Semaphore(options.concurrency());
+        this.slots = new SlotPool(options.concurrency());
+        WorkerScope scope = new WorkerScope(store, options, workerId, stopSignal);
+        this.lockRenewal = new LockRenewal(scope);
+        this.housekeeping = new Housekeeping(scope, listeners);
+        this.heartbeat = new Heartbeat(scope, slots::busy);
         warnIfPoolTooSmall(redis, options);
     }
 
@@ -122,9 +107,9 @@ public final class Worker implements AutoCloseable {
         if (redis instanceof RedisClient client) {
             int maxTotal = client.getPool().getMaxTotal();
             if (maxTotal >= 0 && maxTotal < options.requiredConnections()) {
-                LOG.warn("Redis pool allows {} connections but a worker with concurrency {} may use {}; "
-                        + "slots will wait for connections", maxTotal, options.concurrency(),
-                        options.requiredConnections());
+                LOG.warning(() -> "Redis pool allows " + maxTotal + " connections but a worker with concurrency "
+                        + options.concurrency() + " may use " + options.requiredConnections()
+                        + "; slots will wait for connections");
             }
         }
     }
@@ -141,7 +126,7 @@ public final class Worker implements AutoCloseable {
      * @throws NullPointerException if {@code l} is null
      */
     public void addListener(WorkerListener l) {
-        listeners.add(Objects.requireNonNull(l, "listener"));
+        listeners.add(l);
     }
 
     /**
@@ -155,7 +140,7 @@ public final class Worker implements AutoCloseable {
         if (!phase.compareAndSet(Phase.NEW, Phase.RUNNING)) {
             throw new IllegalStateException("worker " + workerId + " was already started");
         }
-        Runnable[] loops = {this::heartbeatLoop, this::fetchLoop, this::renewalLoop, this::housekeepingLoop};
+        Runnable[] loops = {heartbeat, this::fetchLoop, lockRenewal, housekeeping};
         int submitted = 0;
         try {
             for (Runnable loop : loops) {
@@ -199,26 +184,27 @@ public final class Worker implements AutoCloseable {
         }
         if (phase.compareAndSet(Phase.RUNNING, Phase.CLOSING)) {
             closing.countDown();
-            freeSlots.release(options.concurrency()); // a fetch loop waiting for a slot sees the phase and exits
+            slots.close(); // a fetch loop waiting for a slot returns and exits
             try {
                 store.wake(wakeKey); // a fetch loop blocked in BZPOPMIN returns at once
             } catch (RuntimeException e) {
-                LOG.warn("worker {}: could not wake the fetch loop; it exits within {} ms", workerId, MAX_BLOCK_MS, e);
+                LOG.log(Level.WARNING, e, () -> "worker " + workerId + ": could not wake the fetch loop; it exits within "
+                        + MAX_BLOCK_MS + " ms");
             }
         }
-        boolean finished = awaitIdleSlots(deadline);
+        boolean finished = slots.awaitIdle(deadline);
         if (phase.getAndSet(Phase.CLOSED) != Phase.CLOSED) {
             stopSignal.countDown();
-            beatRequests.release(); // the heartbeat loop waits on its requests, not on stopSignal
+            heartbeat.requestBeat(); // the heartbeat loop waits on its requests, not on stopSignal
             if (!finished) {
-                LOG.warn("worker {}: closed with jobs {} still running; their locks are no longer renewed and "
-                        + "the stalled check will take them over", workerId, inFlight.keySet());
+                LOG.warning(() -> "worker " + workerId + ": closed with jobs " + lockRenewal.runningIds()
+                        + " still running; their locks are no longer renewed and the stalled check will take them over");
             }
         }
         try {
             long grace = Math.max(0, deadline - System.nanoTime()) + TimeUnit.SECONDS.toNanos(1);
             if (!loopsDone.await(grace, TimeUnit.NANOSECONDS)) {
-                LOG.warn("worker {}: internal loops did not stop in time", workerId);
+                LOG.warning(() -> "worker " + workerId + ": internal loops did not stop in time");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -232,331 +218,9 @@ public final class Worker implements AutoCloseable {
         close(Duration.ofSeconds(30));
     }
 
-    /**
-     * Test knob: when false, the locks of in-flight jobs are no longer extended, so they expire naturally
-     * while the jobs still run.
-     *
-     * @param enabled whether lock renewal runs (default true)
-     */
-    public void setLockRenewalEnabled(boolean enabled) {
-        this.lockRenewalEnabled = enabled;
-    }
-
     /** @return true between {@link #start()} and the beginning of {@link #close(Duration)} */
     public boolean isRunning() {
         return phase.get() == Phase.RUNNING;
-    }
-
-    // ---- fetching and processing ------------------------------------------------------------------------
-
-    private void fetchLoop() {
-        try {
-            while (phase.get() == Phase.RUNNING) {
-                if (Thread.currentThread().isInterrupted()) {
-                    LOG.error("worker {}: fetch loop interrupted (executor shut down?); no more jobs are taken",
-                            workerId);
-                    break;
-                }
-                freeSlots.acquireUninterruptibly();
-                if (!reserveSlot()) {
-                    break;
-                }
-                QueueStore.Fetch fetch;
-                try {
-                    fetch = store.moveToActive(newToken(), options.lockDurationMs());
-                } catch (RuntimeException e) {
-                    releaseSlot();
-                    LOG.error("worker {}: fetching a job failed; retrying in {} ms", workerId, ERROR_PAUSE_MS, e);
-                    awaitSignal(closing, ERROR_PAUSE_MS);
-                    continue;
-                }
-                if (fetch.job() != null) {
-                    dispatch(fetch.job());
-                } else {
-                    releaseSlot();
-                    awaitWork(fetch.nextDueInMs());
-                }
-            }
-        } finally {
-            try {
-                store.deleteKey(wakeKey);
-            } catch (RuntimeException e) {
-                LOG.warn("worker {}: could not delete its wake key {}", workerId, wakeKey, e);
-            }
-        }
-    }
-
-    /**
-     * Blocks until a marker announces work, this worker is woken, or the next delayed job is due. Redis
-     * times out blocking commands only about {@code hz} times a second (every 100 ms by default), so Redis
-     * blocks until shortly before the due time and the last stretch is waited here, which keeps retries
-     * and delays on time; a job added during that stretch (at most {@value #REDIS_TIMEOUT_SLACK_MS} ms) waits
-     * for it to end.
-     */
-    private void awaitWork(long nextDueInMs) {
-        if (nextDueInMs >= 0 && nextDueInMs <= REDIS_TIMEOUT_SLACK_MS) {
-            awaitSignal(closing, nextDueInMs);
-            return;
-        }
-        long timeoutMs = nextDueInMs < 0 ? MAX_BLOCK_MS : Math.min(nextDueInMs - REDIS_TIMEOUT_SLACK_MS, MAX_BLOCK_MS);
-        try {
-            String popped = store.awaitMarker(timeoutMs, wakeKey);
-            if (popped != null && !popped.equals(wakeKey) && phase.get() != Phase.RUNNING) {
-                store.restoreMarker(); // leave the wake-up for a worker that will act on it
-            }
-        } catch (RuntimeException e) {
-            LOG.error("worker {}: waiting for jobs failed; retrying in {} ms", workerId, ERROR_PAUSE_MS, e);
-            awaitSignal(closing, ERROR_PAUSE_MS);
-        }
-    }
-
-    private void dispatch(QueueStore.Claimed claimed) {
-        Execution first = track(claimed);
-        try {
-            executor.execute(() -> runSlot(first));
-        } catch (RejectedExecutionException e) {
-            inFlight.remove(first.id());
-            releaseSlot();
-            LOG.error("worker {}: executor refused job {}; it is left to the stalled check", workerId, first.id(), e);
-            awaitSignal(closing, ERROR_PAUSE_MS);
-        }
-    }
-
-    /** One processing slot: runs a job, then each job fetched together with the previous outcome. */
-    private void runSlot(Execution first) {
-        try {
-            Execution next = first;
-            while (next != null) {
-                next = processOne(next);
-            }
-        } finally {
-            releaseSlot();
-        }
-    }
-
-    /** Runs one execution and records its outcome; returns the next job fetched in the same round trip. */
-    private Execution processOne(Execution exec) {
-        Throwable error = null;
-        try {
-            processor.process(exec);
-        } catch (Exception | Error e) {
-            error = e;
-        }
-        inFlight.remove(exec.id(), exec); // the finishing script releases the lock
-        String nextToken = phase.get() == Phase.RUNNING ? newToken() : null;
-        QueueStore.Finish finish;
-        String reason = null;
-        try {
-            if (error == null) {
-                finish = store.complete(exec.id(), exec.token(), nextToken, options.lockDurationMs());
-            } else {
-                boolean unrecoverable = error instanceof UnrecoverableJobException;
-                reason = reasonOf(error);
-                long retryDelayMs = unrecoverable ? 0 : exec.backoff().delayMs(exec.attemptsMade() + 1);
-                finish = store.fail(exec.id(), exec.token(), reason, unrecoverable, retryDelayMs, nextToken,
-                        options.lockDurationMs());
-            }
-        } catch (RuntimeException e) {
-            LOG.error("worker {}: could not record the outcome of job {}; it is left to the stalled check",
-                    workerId, exec.id(), e);
-            return null;
-        }
-        if (finish.lockLost()) {
-            LOG.warn("worker {}: lock of job {} was lost; its outcome ({}) is dropped and the job is left to the "
-                    + "stalled check", workerId, exec.id(), error == null ? "completed" : reason);
-        } else if (error == null) {
-            emit(l -> l.completed(exec.id(), exec.attemptsMade() + 1));
-        } else {
-            String why = reason;
-            LOG.warn("worker {}: job {} failed (attemptsMade {}, exhausted {}): {}", workerId, exec.id(),
-                    finish.attemptsMade(), finish.exhausted(), why, error);
-            emit(l -> l.failed(exec.id(), finish.attemptsMade(), finish.exhausted(), why));
-        }
-        return finish.next() == null ? null : track(finish.next());
-    }
-
-    private Execution track(QueueStore.Claimed claimed) {
-        Execution exec = new Execution(claimed);
-        inFlight.put(exec.id(), exec);
-        return exec;
-    }
-
-    /** The failed reason stored in Redis: the message, never a stack trace. */
-    private static String reasonOf(Throwable error) {
-        String message = error.getMessage();
-        return message == null || message.isBlank() ? error.getClass().getName() : message;
-    }
-
-    private String newToken() {
-        return workerId + ":" + tokenSequence.incrementAndGet();
-    }
-
-    private boolean reserveSlot() {
-        synchronized (slotMonitor) {
-            if (phase.get() != Phase.RUNNING) {
-                return false;
-            }
-            busySlots++;
-            return true;
-        }
-    }
-
-    private void releaseSlot() {
-        synchronized (slotMonitor) {
-            busySlots--;
-            slotMonitor.notifyAll();
-        }
-        freeSlots.release();
-    }
-
-    private boolean awaitIdleSlots(long deadline) {
-        synchronized (slotMonitor) {
-            while (busySlots > 0) {
-                long waitMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-                if (waitMs <= 0) {
-                    return false;
-                }
-                try {
-                    slotMonitor.wait(waitMs);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return false;
-                }
-            }
-            return true;
-        }
-    }
-
-    // ---- periodic loops -----------------------------------------------------------------------------------
-
-    /** R6: extends the locks of in-flight jobs every lockRenewMs, in one script for all of them. */
-    private void renewalLoop() {
-        while (!pause(options.lockRenewMs())) {
-            if (!lockRenewalEnabled || inFlight.isEmpty()) {
-                continue;
-            }
-            List<Execution> held = new ArrayList<>(inFlight.values());
-            List<Map.Entry<String, String>> tokens = new ArrayList<>(held.size());
-            for (Execution e : held) {
-                tokens.add(new AbstractMap.SimpleImmutableEntry<>(e.id(), e.token()));
-            }
-            try {
-                for (String lostId : store.extendLocks(tokens, options.lockDurationMs())) {
-                    Execution e = inFlight.get(lostId);
-                    if (e != null && held.contains(e)) { // not just finished
-                        LOG.warn("worker {}: lock of job {} was lost while it ran; its outcome will be refused",
-                                workerId, lostId);
-                        inFlight.remove(lostId, e);
-                    }
-                }
-            } catch (RuntimeException e) {
-                LOG.error("worker {}: renewing locks failed; retrying in {} ms", workerId, options.lockRenewMs(), e);
-            }
-        }
-    }
-
-    /**
-     * R6 stalled check and R5 retention trim, each once per interval across the queue's workers.
-     *
-     * <p>Each guard key is set inside the script, a few ms after this loop's clock reading. So that the worker's
-     * own next attempt never finds its own guard alive (which made both run only every second interval), the
-     * next attempt is scheduled from the clock reading taken after the script returned, and the guard lives
-     * slightly shorter than the interval ({@link #guardTtlMs}).
-     */
-    private void housekeepingLoop() {
-        long nextStalledCheck = System.nanoTime();
-        long nextTrim = System.nanoTime();
-        while (!pause(TimeUnit.NANOSECONDS.toMillis(Math.min(nextStalledCheck, nextTrim) - System.nanoTime()))) {
-            if (System.nanoTime() - nextStalledCheck >= 0) {
-                checkStalled();
-                nextStalledCheck = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(options.stalledIntervalMs());
-            }
-            if (System.nanoTime() - nextTrim >= 0) {
-                try {
-                    int removed = store.trimRetention(guardTtlMs(options.retentionTrimIntervalMs()));
-                    if (removed > 0) {
-                        LOG.debug("worker {}: retention removed {} finished job records", workerId, removed);
-                    }
-                } catch (RuntimeException e) {
-                    LOG.error("worker {}: retention trim failed", workerId, e);
-                }
-                nextTrim = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(options.retentionTrimIntervalMs());
-            }
-        }
-    }
-
-    /**
-     * TTL of a housekeeping guard for a check run every {@code intervalMs}: the interval less 2 ms (Redis
-     * compares expiry in whole ms) and 1 % (clock rate differences between this JVM and a remote Redis), so
-     * the guard has always expired when its own worker comes back one interval later.
-     */
-    static long guardTtlMs(long intervalMs) {
-        return Math.max(1, intervalMs - 2 - intervalMs / 100);
-    }
-
-    private void checkStalled() {
-        List<QueueStore.Stalled> stalled;
-        try {
-            stalled = store.moveStalledJobs(options.maxStalledCount(), guardTtlMs(options.stalledIntervalMs()),
-                    STALLED_REASON);
-        } catch (RuntimeException e) {
-            LOG.error("worker {}: stalled check failed", workerId, e);
-            return;
-        }
-        for (QueueStore.Stalled s : stalled) {
-            LOG.warn("worker {}: job {} stalled (lock expired while active); {}", workerId, s.id(),
-                    s.failed() ? "failed: " + STALLED_REASON : "moved back to waiting");
-            emit(l -> l.stalled(s.id()));
-            if (s.failed()) {
-                emit(l -> l.failed(s.id(), s.attemptsMade(), true, STALLED_REASON));
-            }
-        }
-    }
-
-    /**
-     * R22: publishes the heartbeat every third of its TTL, and at once when asked ({@link #heartbeatPublished()}
-     * found the key missing); deletes it when the worker stops.
-     */
-    private void heartbeatLoop() {
-        String who = ManagementFactory.getRuntimeMXBean().getName();
-        long startedAt = System.currentTimeMillis();
-        long periodMs = Math.max(1, options.heartbeatTtlMs() / 3);
-        do {
-            try {
-                store.heartbeat(workerId, options.heartbeatTtlMs(), info(who, startedAt, true).toJson());
-                lastBeatNanos = System.nanoTime();
-                beaten = true;
-            } catch (RuntimeException e) {
-                LOG.error("worker {}: heartbeat failed", workerId, e);
-            }
-        } while (!awaitBeatRequest(periodMs));
-        try {
-            store.removeHeartbeat(workerId, info(who, startedAt, false).toJson());
-        } catch (RuntimeException e) {
-            LOG.warn("worker {}: could not delete its heartbeat; it expires in {} ms", workerId,
-                    options.heartbeatTtlMs(), e);
-        }
-    }
-
-    private WorkerInfo info(String who, long startedAt, boolean live) {
-        int busy;
-        synchronized (slotMonitor) {
-            busy = busySlots;
-        }
-        return new WorkerInfo(workerId, who, startedAt, options.concurrency(), busy, System.currentTimeMillis(), live);
-    }
-
-    /** Waits up to {@code ms} for a beat request; @return true when the worker stopped. */
-    private boolean awaitBeatRequest(long ms) {
-        try {
-            if (beatRequests.tryAcquire(ms, TimeUnit.MILLISECONDS)) {
-                beatRequests.drainPermits(); // requests that came meanwhile are answered by this one beat
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return true;
-        }
-        return stopSignal.getCount() == 0;
     }
 
     /**
@@ -567,8 +231,7 @@ public final class Worker implements AutoCloseable {
      * @return true while running with a heartbeat written within {@link WorkerOptions#heartbeatTtlMs()}
      */
     public boolean isLive() {
-        return isRunning() && beaten
-                && System.nanoTime() - lastBeatNanos < TimeUnit.MILLISECONDS.toNanos(options.heartbeatTtlMs());
+        return isRunning() && heartbeat.recent();
     }
 
     /**
@@ -582,94 +245,156 @@ public final class Worker implements AutoCloseable {
     public boolean heartbeatPublished() {
         boolean published = store.exists(store.keys().worker(workerId));
         if (!published && isRunning()) {
-            beatRequests.release();
+            heartbeat.requestBeat();
         }
         return published;
     }
 
-    /** Waits up to {@code ms} for the stop signal; @return true when the worker stopped. */
-    private boolean pause(long ms) {
-        return awaitSignal(stopSignal, ms);
-    }
+    // ---- the fetch loop and the processing slots --------------------------------------------------------
 
-    private static boolean awaitSignal(CountDownLatch signal, long ms) {
+    private void fetchLoop() {
         try {
-            return signal.await(Math.max(0, ms), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return true;
-        }
-    }
-
-    private void emit(Consumer<WorkerListener> event) {
-        for (WorkerListener l : listeners) {
-            try {
-                event.accept(l);
-            } catch (RuntimeException | Error e) { // R21: a listener never breaks the worker or other listeners
-                if (e instanceof VirtualMachineError vme) {
-                    throw vme;
+            while (phase.get() == Phase.RUNNING) {
+                if (Thread.currentThread().isInterrupted()) {
+                    LOG.severe(() -> "worker " + workerId + ": fetch loop interrupted (executor shut down?); "
+                            + "no more jobs are taken");
+                    break;
                 }
-                LOG.warn("worker {}: listener {} threw", workerId, l, e);
+                if (!slots.take()) {
+                    continue; // closed (the loop ends) or interrupted (logged above)
+                }
+                QueueStore.Fetch fetch;
+                try {
+                    fetch = store.moveToActive(newToken(), options.lockDurationMs());
+                } catch (RuntimeException e) {
+                    slots.giveBack();
+                    LOG.log(Level.SEVERE, e, () -> "worker " + workerId + ": fetching a job failed; retrying in "
+                            + ERROR_PAUSE_MS + " ms");
+                    Waits.await(closing, ERROR_PAUSE_MS);
+                    continue;
+                }
+                if (fetch.job() != null) {
+                    runInNewSlot(fetch.job());
+                } else {
+                    slots.giveBack();
+                    awaitWork(fetch.nextDueInMs());
+                }
+            }
+        } finally {
+            try {
+                store.deleteKey(wakeKey);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, e, () -> "worker " + workerId + ": could not delete its wake key " + wakeKey);
             }
         }
     }
 
-    /** One execution of a job as the processor sees it. */
-    private final class Execution implements Job {
-        private final QueueStore.Claimed claimed;
-
-        Execution(QueueStore.Claimed claimed) {
-            this.claimed = claimed;
+    /**
+     * Blocks until a marker announces work, this worker is woken, or the next delayed job is due. Redis
+     * times out blocking commands only about {@code hz} times a second (every 100 ms by default), so Redis
+     * blocks until shortly before the due time and the last stretch is waited here, which keeps retries
+     * and delays on time; a job added during that stretch (at most {@value #REDIS_TIMEOUT_SLACK_MS} ms) waits
+     * for it to end.
+     */
+    private void awaitWork(long nextDueInMs) {
+        if (nextDueInMs >= 0 && nextDueInMs <= REDIS_TIMEOUT_SLACK_MS) {
+            Waits.await(closing, nextDueInMs);
+            return;
         }
-
-        @Override
-        public String id() {
-            return claimed.id();
-        }
-
-        @Override
-        public String data() {
-            return claimed.data();
-        }
-
-        @Override
-        public int attemptsMade() {
-            return claimed.attemptsMade();
-        }
-
-        @Override
-        public int attemptsStarted() {
-            return claimed.attemptsStarted();
-        }
-
-        @Override
-        public String workerId() {
-            return workerId;
-        }
-
-        String token() {
-            return claimed.token();
-        }
-
-        Backoff backoff() {
-            return claimed.backoff();
-        }
-
-        @Override
-        public void updateProgress(int percent) {
-            if (percent < 0 || percent > 100) {
-                throw new IllegalArgumentException("percent must be 0-100: " + percent);
+        long timeoutMs = nextDueInMs < 0 ? MAX_BLOCK_MS : Math.min(nextDueInMs - REDIS_TIMEOUT_SLACK_MS, MAX_BLOCK_MS);
+        try {
+            String popped = store.awaitMarker(timeoutMs, wakeKey);
+            if (popped != null && !popped.equals(wakeKey) && phase.get() != Phase.RUNNING) {
+                store.restoreMarker(); // leave the wake-up for a worker that will act on it
             }
-            if (!store.updateProgress(id(), token(), percent)) {
-                throw new LockLostException("lock of job " + id() + " is no longer held by this execution; "
-                        + "progress " + percent + " was not recorded");
-            }
-            emit(l -> l.progress(id(), percent));
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, e, () -> "worker " + workerId + ": waiting for jobs failed; retrying in "
+                    + ERROR_PAUSE_MS + " ms");
+            Waits.await(closing, ERROR_PAUSE_MS);
         }
+    }
 
-        @Override
-        public String toString() {
-            return "Job[" + id() + ", attemptsMade=" + attemptsMade() + "]";
+    /** Hands a job the fetch loop fetched (holding a slot) to a new slot task. */
+    private void runInNewSlot(QueueStore.FetchedJob fetched) {
+        RunningJob first = track(fetched);
+        try {
+            executor.execute(() -> runSlot(first));
+        } catch (RejectedExecutionException e) {
+            lockRenewal.untrack(first);
+            slots.giveBack();
+            LOG.log(Level.SEVERE, e, () -> "worker " + workerId + ": executor refused job " + first.id()
+                    + "; it is left to the stalled check");
+            Waits.await(closing, ERROR_PAUSE_MS);
         }
+    }
+
+    /** One processing slot: runs a job, then each job fetched together with the previous outcome. */
+    private void runSlot(RunningJob first) {
+        try {
+            RunningJob next = first;
+            while (next != null) {
+                next = processOne(next);
+            }
+        } finally {
+            slots.giveBack();
+        }
+    }
+
+    /** Runs one execution and records its outcome; returns the next job fetched in the same round trip. */
+    private RunningJob processOne(RunningJob job) {
+        Throwable error = null;
+        try {
+            processor.process(job);
+        } catch (Exception | Error e) {
+            error = e;
+        }
+        lockRenewal.untrack(job); // the finishing script releases the lock
+        String nextToken = phase.get() == Phase.RUNNING ? newToken() : null;
+        QueueStore.Finish finish;
+        String reason = null;
+        try {
+            if (error == null) {
+                finish = store.complete(job.fetched(), nextToken, options.lockDurationMs());
+            } else {
+                boolean unrecoverable = error instanceof UnrecoverableJobException;
+                reason = reasonOf(error);
+                long retryDelayMs = unrecoverable ? 0 : job.fetched().backoff().delayMs(job.attemptsMade() + 1);
+                finish = store.fail(job.fetched(), reason, unrecoverable, retryDelayMs, nextToken,
+                        options.lockDurationMs());
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, e, () -> "worker " + workerId + ": could not record the outcome of job " + job.id()
+                    + "; it is left to the stalled check");
+            return null;
+        }
+        if (finish.lockLost()) {
+            String outcome = error == null ? "completed" : reason;
+            LOG.warning(() -> "worker " + workerId + ": lock of job " + job.id() + " was lost; its outcome ("
+                    + outcome + ") is dropped and the job is left to the stalled check");
+        } else if (error == null) {
+            listeners.emit(l -> l.completed(job.id(), job.attemptsMade() + 1));
+        } else {
+            String why = reason;
+            LOG.log(Level.WARNING, error, () -> "worker " + workerId + ": job " + job.id() + " failed (attemptsMade "
+                    + finish.attemptsMade() + ", exhausted " + finish.exhausted() + "): " + why);
+            listeners.emit(l -> l.failed(job.id(), finish.attemptsMade(), finish.exhausted(), why));
+        }
+        return finish.next() == null ? null : track(finish.next());
+    }
+
+    private RunningJob track(QueueStore.FetchedJob fetched) {
+        RunningJob job = new RunningJob(fetched, workerId, store, listeners);
+        lockRenewal.track(job);
+        return job;
+    }
+
+    /** The failed reason stored in Redis: the message, never a stack trace. */
+    private static String reasonOf(Throwable error) {
+        String message = error.getMessage();
+        return message == null || message.isBlank() ? error.getClass().getName() : message;
+    }
+
+    private String newToken() {
+        return workerId + ":" + tokenSequence.incrementAndGet();
     }
 }

@@ -14,9 +14,13 @@ package com.teamdesk.tasks.queue;
  * @param retentionTrimIntervalMs how often retention is enforced even while idle (R5), {@code > 0}; default 60000
  * @param heartbeatTtlMs          TTL of the worker's heartbeat key (R22), refreshed every third of it, {@code >= 3};
  *                                default 15000
+ * @param lockRenewal             whether the locks of in-flight jobs are renewed (R6); default true. False is for
+ *                                fault drills and tests only: a job running longer than {@code lockDurationMs} then
+ *                                loses its lock and the stalled check takes it over, as if its worker had died
  */
 public record WorkerOptions(int concurrency, long lockDurationMs, long lockRenewMs, long stalledIntervalMs,
-                            int maxStalledCount, long retentionTrimIntervalMs, long heartbeatTtlMs) {
+                            int maxStalledCount, long retentionTrimIntervalMs, long heartbeatTtlMs,
+                            boolean lockRenewal) {
 
     /** Worker tasks besides the processing slots: fetch loop, lock renewal, housekeeping, heartbeat. */
     static final int INTERNAL_TASKS = 4;
@@ -34,6 +38,17 @@ public record WorkerOptions(int concurrency, long lockDurationMs, long lockRenew
         require(heartbeatTtlMs >= 3, "heartbeatTtlMs must be >= 3");
     }
 
+    /**
+     * Settings with lock renewal on (the production case); see the record's components.
+     *
+     * @throws IllegalArgumentException if a value is out of range
+     */
+    public WorkerOptions(int concurrency, long lockDurationMs, long lockRenewMs, long stalledIntervalMs,
+                         int maxStalledCount, long retentionTrimIntervalMs, long heartbeatTtlMs) {
+        this(concurrency, lockDurationMs, lockRenewMs, stalledIntervalMs, maxStalledCount, retentionTrimIntervalMs,
+                heartbeatTtlMs, true);
+    }
+
     private static void require(boolean ok, String message) {
         if (!ok) {
             throw new IllegalArgumentException(message);
@@ -42,12 +57,12 @@ public record WorkerOptions(int concurrency, long lockDurationMs, long lockRenew
 
     /**
      * Concurrency 1, lock 30000 ms renewed every 15000 ms, stalled check every 30000 ms, maxStalledCount 1,
-     * retention trim every 60000 ms, heartbeat TTL 15000 ms (R6, R5, R22).
+     * retention trim every 60000 ms, heartbeat TTL 15000 ms, locks renewed (R6, R5, R22).
      *
      * @return the defaults
      */
     public static WorkerOptions defaults() {
-        return new WorkerOptions(1, 30_000, 15_000, 30_000, 1, 60_000, 15_000);
+        return new WorkerOptions(1, 30_000, 15_000, 30_000, 1, 60_000, 15_000, true);
     }
 
     /**
@@ -72,7 +87,7 @@ public record WorkerOptions(int concurrency, long lockDurationMs, long lockRenew
      */
     public WorkerOptions withConcurrency(int v) {
         return new WorkerOptions(v, lockDurationMs, lockRenewMs, stalledIntervalMs, maxStalledCount,
-                retentionTrimIntervalMs, heartbeatTtlMs);
+                retentionTrimIntervalMs, heartbeatTtlMs, lockRenewal);
     }
 
     /**
@@ -81,7 +96,7 @@ public record WorkerOptions(int concurrency, long lockDurationMs, long lockRenew
      */
     public WorkerOptions withLockDurationMs(long v) {
         return new WorkerOptions(concurrency, v, lockRenewMs, stalledIntervalMs, maxStalledCount,
-                retentionTrimIntervalMs, heartbeatTtlMs);
+                retentionTrimIntervalMs, heartbeatTtlMs, lockRenewal);
     }
 
     /**
@@ -90,7 +105,7 @@ public record WorkerOptions(int concurrency, long lockDurationMs, long lockRenew
      */
     public WorkerOptions withLockRenewMs(long v) {
         return new WorkerOptions(concurrency, lockDurationMs, v, stalledIntervalMs, maxStalledCount,
-                retentionTrimIntervalMs, heartbeatTtlMs);
+                retentionTrimIntervalMs, heartbeatTtlMs, lockRenewal);
     }
 
     /**
@@ -99,7 +114,7 @@ public record WorkerOptions(int concurrency, long lockDurationMs, long lockRenew
      */
     public WorkerOptions withStalledIntervalMs(long v) {
         return new WorkerOptions(concurrency, lockDurationMs, lockRenewMs, v, maxStalledCount,
-                retentionTrimIntervalMs, heartbeatTtlMs);
+                retentionTrimIntervalMs, heartbeatTtlMs, lockRenewal);
     }
 
     /**
@@ -108,7 +123,7 @@ public record WorkerOptions(int concurrency, long lockDurationMs, long lockRenew
      */
     public WorkerOptions withMaxStalledCount(int v) {
         return new WorkerOptions(concurrency, lockDurationMs, lockRenewMs, stalledIntervalMs, v,
-                retentionTrimIntervalMs, heartbeatTtlMs);
+                retentionTrimIntervalMs, heartbeatTtlMs, lockRenewal);
     }
 
     /**
@@ -117,7 +132,7 @@ public record WorkerOptions(int concurrency, long lockDurationMs, long lockRenew
      */
     public WorkerOptions withRetentionTrimIntervalMs(long v) {
         return new WorkerOptions(concurrency, lockDurationMs, lockRenewMs, stalledIntervalMs, maxStalledCount,
-                v, heartbeatTtlMs);
+                v, heartbeatTtlMs, lockRenewal);
     }
 
     /**
@@ -126,6 +141,15 @@ public record WorkerOptions(int concurrency, long lockDurationMs, long lockRenew
      */
     public WorkerOptions withHeartbeatTtlMs(long v) {
         return new WorkerOptions(concurrency, lockDurationMs, lockRenewMs, stalledIntervalMs, maxStalledCount,
-                retentionTrimIntervalMs, v);
+                retentionTrimIntervalMs, v, lockRenewal);
+    }
+
+    /**
+     * @param v false to never renew locks (fault drills and tests: a running job's lock expires, R6)
+     * @return a copy with {@code lockRenewal = v}
+     */
+    public WorkerOptions withLockRenewal(boolean v) {
+        return new WorkerOptions(concurrency, lockDurationMs, lockRenewMs, stalledIntervalMs, maxStalledCount,
+                retentionTrimIntervalMs, heartbeatTtlMs, v);
     }
 }

@@ -8,6 +8,11 @@
  * every transition checks, lock renewal and the stalled check (R6), worker heartbeats and graceful close
  * (R22), and local worker events for listeners that must never break the worker (R21).
  *
+ * <p>The worker's parts: {@code SlotPool} (free processing slots), {@code LockRenewal}, {@code Housekeeping}
+ * (stalled check and retention trim), {@code Heartbeat}, {@code WorkerListeners} and {@code RunningJob} (one
+ * execution as the processor sees it); {@code QueueStore} calls the scripts. The queue <em>fetches</em> a job
+ * (and locks it); "claim" is the task ledger's word (R7), not the queue's.
+ *
  * <p>The package knows nothing of the product that uses it: a job is an id plus an opaque string payload.
  * All timestamps stored in Redis come from the Redis server clock ({@code TIME}), so several JVMs with
  * skewed clocks agree on due times, lock expiry and retention. Key layout: {@link

@@ -25,14 +25,15 @@ class LockTokenTest extends QueueFixture {
     @Test
     void aTakenOverLockRefusesEveryWriteOfTheOldHolder() {
         queue.add("j", "x", JobOptions.defaults());
-        assertEquals("j", store.moveToActive("token-A", 60_000).job().id());
+        QueueStore.FetchedJob a = store.moveToActive("token-A", 60_000).job();
+        assertEquals("j", a.id());
         String lock = queue.keys().lock("j");
         redis.set(lock, "token-B", SetParams.setParams().px(5_000)); // what a takeover leaves behind
         JobRecord before = job("j");
 
-        assertTrue(store.complete("j", "token-A", null, 60_000).lockLost());
-        assertTrue(store.fail("j", "token-A", "late", false, 0, null, 60_000).lockLost());
-        assertTrue(store.fail("j", "token-A", "late", true, 0, null, 60_000).lockLost());
+        assertTrue(store.complete(a, null, 60_000).lockLost());
+        assertTrue(store.fail(a, "late", false, 0, null, 60_000).lockLost());
+        assertTrue(store.fail(a, "late", true, 0, null, 60_000).lockLost());
         assertEquals(List.of("j"), store.extendLocks(List.of(Map.entry("j", "token-A")), 60_000));
         assertFalse(store.updateProgress("j", "token-A", 50));
 
@@ -43,7 +44,7 @@ class LockTokenTest extends QueueFixture {
         assertEquals(List.of(), store.extendLocks(List.of(Map.entry("j", "token-B")), 60_000));
         assertTrue(redis.pttl(lock) > 5_000, "extended by the owner");
         assertTrue(store.updateProgress("j", "token-B", 50));
-        assertFalse(store.complete("j", "token-B", null, 60_000).lockLost());
+        assertFalse(store.complete(heldBy(a, "token-B"), null, 60_000).lockLost());
         assertEquals(JobState.COMPLETED, job("j").state());
         assertFalse(redis.exists(lock), "completing releases the lock");
     }
@@ -51,9 +52,9 @@ class LockTokenTest extends QueueFixture {
     @Test
     void aMissingLockIsLostTooAndTheJobIsLeftToTheStalledCheck() {
         queue.add("k", "x", JobOptions.defaults());
-        store.moveToActive("token-K", 60_000);
+        QueueStore.FetchedJob k = store.moveToActive("token-K", 60_000).job();
         redis.del(queue.keys().lock("k"));
-        assertTrue(store.complete("k", "token-K", null, 60_000).lockLost());
+        assertTrue(store.complete(k, null, 60_000).lockLost());
         assertEquals(JobState.ACTIVE, job("k").state());
 
         List<QueueStore.Stalled> stalled = store.moveStalledJobs(1, 60_000, "stalled");
@@ -80,16 +81,22 @@ class LockTokenTest extends QueueFixture {
     void finishingFetchesTheNextJobInTheSameScript() {
         queue.add("one", "1", JobOptions.defaults());
         queue.add("two", "2", JobOptions.defaults());
-        store.moveToActive("t1", 60_000);
-        QueueStore.Finish finish = store.complete("one", "t1", "t2", 60_000);
+        QueueStore.FetchedJob one = store.moveToActive("t1", 60_000).job();
+        QueueStore.Finish finish = store.complete(one, "t2", 60_000);
         assertEquals("two", finish.next().id());
         assertEquals("2", finish.next().data());
         assertEquals(JobState.ACTIVE, job("two").state());
-        QueueStore.Finish last = store.fail("two", "t2", "boom", false, 60_000, "t3", 60_000);
+        QueueStore.Finish last = store.fail(finish.next(), "boom", false, 60_000, "t3", 60_000);
         assertEquals(1, last.attemptsMade());
         assertFalse(last.exhausted());
         assertEquals(null, last.next(), "the retry is delayed, nothing else waits");
         assertEquals(JobState.DELAYED, job("two").state());
         assertEquals("boom", job("two").failedReason());
+    }
+
+    /** The same fetched job as seen by the execution holding {@code token} (what a takeover leaves). */
+    private static QueueStore.FetchedJob heldBy(QueueStore.FetchedJob j, String token) {
+        return new QueueStore.FetchedJob(j.id(), j.data(), j.attemptsMade(), j.attemptsStarted(), j.maxAttempts(),
+                j.backoff(), j.removeOnComplete(), j.removeOnFail(), token);
     }
 }

@@ -130,7 +130,7 @@ class QueueAddTest extends QueueFixture {
         queue.add("d", "x", JobOptions.defaults().withDelayMs(60_000));
         queue.add("a", "x", JobOptions.defaults());
         QueueStore store = new QueueStore(redis, queue.keys());
-        assertEquals("w", store.moveToActive("token", 60_000).job().id(), "the oldest waiting job is claimed");
+        assertEquals("w", store.moveToActive("token", 60_000).job().id(), "the oldest waiting job is fetched");
 
         assertFalse(queue.remove("w"), "active with a live lock");
         assertEquals(JobState.ACTIVE, job("w").state());

@@ -72,10 +72,11 @@ class RetentionTest extends QueueFixture {
 
         // a job finishing with "keep none" makes retention remove every finished record...
         queue.add("keep-none", "x", options.withRemoveOnComplete(new Retention(0, 0)));
-        store.moveToActive("t2", 60_000); // "waiting" is first in line
-        assertEquals("keep-none", store.complete("waiting", "t2", "t3", 60_000).next().id());
+        QueueStore.FetchedJob waiting = store.moveToActive("t2", 60_000).job(); // "waiting" is first in line
+        QueueStore.FetchedJob keepNone = store.complete(waiting, "t3", 60_000).next();
+        assertEquals("keep-none", keepNone.id());
         assertTrue(queue.getJob("keep-none").isPresent());
-        store.complete("keep-none", "t3", null, 60_000);
+        store.complete(keepNone, null, 60_000);
         assertEquals(0L, queue.counts().get(JobState.COMPLETED));
         assertTrue(queue.getJob("new-ok").isEmpty());
         // ...but waiting, active and delayed jobs are never touched

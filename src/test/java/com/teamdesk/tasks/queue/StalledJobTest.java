@@ -19,7 +19,7 @@ class StalledJobTest extends QueueFixture {
         CountDownLatch aHolds = new CountDownLatch(1);
         CountDownLatch aResume = gate();
         List<String> aLockLost = new CopyOnWriteArrayList<>();
-        Worker a = worker(FAST, job -> {
+        Worker a = worker(FAST.withLockRenewal(false), job -> {
             aHolds.countDown();
             pass(aResume);
             try {
@@ -29,7 +29,6 @@ class StalledJobTest extends QueueFixture {
                 throw e; // the late failure report is refused as well
             }
         });
-        a.setLockRenewalEnabled(false);
         a.start();
         await(aHolds, "worker A to hold the job");
 
@@ -77,21 +76,19 @@ class StalledJobTest extends QueueFixture {
         CountDownLatch first = new CountDownLatch(1);
         CountDownLatch second = new CountDownLatch(1);
         CountDownLatch never = gate();
-        Worker a = worker(FAST, job -> {
+        Worker a = worker(FAST.withLockRenewal(false), job -> {
             first.countDown();
             pass(never);
         });
-        a.setLockRenewalEnabled(false);
         a.start();
         await(first, "first execution");
         events.awaitNth("stalled", "s2", 1);
         assertEquals(JobState.WAITING, job("s2").state());
 
-        Worker c = worker(FAST, job -> {
+        Worker c = worker(FAST.withLockRenewal(false), job -> {
             second.countDown();
             pass(never);
         });
-        c.setLockRenewalEnabled(false);
         c.start();
         await(second, "second execution");
         events.awaitNth("stalled", "s2", 2);

@@ -45,9 +45,8 @@ public final class TestWorkers implements AutoCloseable {
      * @param listeners  its listeners, called in this order
      */
     public Worker start(String name, WorkerOptions options, boolean renewLocks, WorkerListener... listeners) {
-        Worker w = new Worker(redis.redis(), redis.prefix(), redis.queueName(), options,
+        Worker w = new Worker(redis.redis(), redis.prefix(), redis.queueName(), options.withLockRenewal(renewLocks),
                 events.observe(name, production, rowOf), executor);
-        w.setLockRenewalEnabled(renewLocks);
         for (WorkerListener l : listeners) {
             w.addListener(l);
         }
