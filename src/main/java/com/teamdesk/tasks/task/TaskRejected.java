@@ -12,8 +12,10 @@ public class TaskRejected extends RuntimeException {
     public enum Reason {
         /** The owner is no longer a member, or no longer staff for a TEAM-scope task (R15). */
         PERMISSION_LOST("Rejected: you no longer have permission for this task's scope."),
-        /** The stored filters no longer validate. */
+        /** The export's stored filters no longer validate. */
         INVALID_FILTERS("Rejected: the export filters are not valid."),
+        /** The reminder's stored parameters no longer validate. */
+        INVALID_REMINDER("Rejected: the reminder parameters are not valid."),
         /** The export matches more rows than the limit (R13). */
         TOO_LARGE("Rejected: the export matches more tickets than the export limit; narrow the filters and create a new export."),
         /** The reminder's ticket no longer exists in the team. */
