@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.teamdesk.tasks.task.export.ExportHandler;
+import com.teamdesk.tasks.task.reminder.ReminderHandler;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -68,5 +70,15 @@ class TaskKindsTest {
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> TaskKinds.index(
                 List.of(new Fake(TaskKind.EXPORT), new Fake(TaskKind.REMINDER), new Fake(TaskKind.EXPORT))));
         assertTrue(e.getMessage().contains("EXPORT has two handlers"), e.getMessage());
+    }
+
+    @Test
+    void storedParametersThatNoLongerValidateAreRejectedInTheKindsOwnWords() {
+        TaskRejected export = assertThrows(TaskRejected.class,
+                () -> new ExportHandler().load("{\"status\":[\"ARCHIVED\"],\"timeZone\":\"UTC\"}"));
+        assertEquals("Rejected: the export filters are not valid.", export.reason().message());
+        TaskRejected reminder = assertThrows(TaskRejected.class,
+                () -> new ReminderHandler().load("{\"ticketId\":\"x\",\"message\":\"m\"}"));
+        assertEquals("Rejected: the reminder parameters are not valid.", reminder.reason().message());
     }
 }

@@ -66,11 +66,7 @@ public class ExportHandler implements TaskKindHandler<TicketFilter> {
     /** @throws TaskRejected ({@code INVALID_FILTERS}: "the export filters are not valid") */
     @Override
     public TicketFilter load(String stored) {
-        try {
-            return TicketFilter.fromStoredJson(stored);
-        } catch (InvalidInputException e) {
-            throw new TaskRejected(Reason.INVALID_FILTERS, e.detail());
-        }
+        return TaskRejected.unlessInvalid(Reason.INVALID_FILTERS, () -> TicketFilter.fromStoredJson(stored));
     }
 
     @Override

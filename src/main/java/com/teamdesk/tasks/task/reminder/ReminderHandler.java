@@ -89,11 +89,7 @@ public class ReminderHandler implements TaskKindHandler<ReminderParams> {
     /** @throws TaskRejected ({@code INVALID_REMINDER}: "the reminder parameters are not valid") */
     @Override
     public ReminderParams load(String stored) {
-        try {
-            return ReminderParams.fromJson(stored);
-        } catch (InvalidInputException e) {
-            throw new TaskRejected(Reason.INVALID_REMINDER, e.detail());
-        }
+        return TaskRejected.unlessInvalid(Reason.INVALID_REMINDER, () -> ReminderParams.fromJson(stored));
     }
 
     @Override
