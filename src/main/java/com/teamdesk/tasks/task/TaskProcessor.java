@@ -14,7 +14,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * The queue's processor of task jobs: claims the run (R7), runs it with its kind's
- * {@link TaskKindHandler} (through {@link TaskKinds}), and classifies what the run threw (R9, R11, R12). Called by the queue worker with one {@link Job} per execution.
+ * {@link TaskKindHandler} (through {@link TaskKinds}), and classifies what the run threw (R9, R11,
+ * R12). Called by the queue worker with one {@link Job} per execution.
  *
  * <p>Outcomes, in the order they are checked:
  * <ul>
