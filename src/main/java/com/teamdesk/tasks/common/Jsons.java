@@ -1,5 +1,8 @@
 package com.teamdesk.tasks.common;
 
+import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
 import jakarta.json.spi.JsonProvider;
 
 /**
@@ -13,5 +16,22 @@ public final class Jsons {
     public static final JsonProvider PROVIDER = JsonProvider.provider();
 
     private Jsons() {
+    }
+
+    /**
+     * Reads a text field of a request body.
+     *
+     * @return the string value of {@code key}, or null when absent or JSON null
+     * @throws InvalidInputException ({@code request.malformed}) present with another JSON type
+     */
+    public static String string(JsonObject o, String key) {
+        JsonValue v = o.get(key);
+        if (v == null || v.getValueType() == JsonValue.ValueType.NULL) {
+            return null;
+        }
+        if (v instanceof JsonString s) {
+            return s.getString();
+        }
+        throw new InvalidInputException("request.malformed", "'" + key + "' must be a string.");
     }
 }

@@ -10,8 +10,9 @@ import java.util.UUID;
  * of the stored bytes, null when none) and {@code resultBytes}; read the bytes with
  * {@link JdbcTaskLedger#readResult}.
  *
- * @param filters    the kind's validated input as JSON text (export filters + timeZone, or
- *                   reminder ticketId/message/recipients)
+ * @param params     the kind's validated parameters as JSON text ({@link TaskKindHandler#store}:
+ *                   export filters + timeZone, or reminder ticketId/message/recipients); stored in
+ *                   the column {@code filters}, the name the API shows
  * @param run        0-based run number; people see {@code run + 1}
  * @param attempts   the current execution's attempt (queue attemptsMade + 1, R3); 0 before any
  * @param progress   0-100
@@ -26,7 +27,7 @@ public record BackgroundTask(
         UUID teamId,
         UUID ownerId,
         TaskScope scope,
-        String filters,
+        String params,
         TaskStatus status,
         int run,
         int attempts,

@@ -9,7 +9,7 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * One execution of a run, as handed to a {@link TaskRunner}: the claimed row, the lease, the queue
+ * One execution of a run, as handed to a {@link TaskKindHandler#run}: the claimed row, the lease, the queue
  * job, and the ways to report progress and reach pause points.
  */
 public final class Execution {

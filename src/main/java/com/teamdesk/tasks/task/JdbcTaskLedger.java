@@ -16,10 +16,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -55,12 +53,16 @@ public class JdbcTaskLedger {
     @Inject
     RunTimeouts timeouts;
 
-    /** A new task as created by {@link TaskService}: WAITING, run 0, not dispatched. */
-    public void insert(UUID id, TaskKind kind, UUID teamId, UUID ownerId, TaskScope scope, String filtersJson,
+    /**
+     * A new task as created by {@link TaskService}: WAITING, run 0, not dispatched.
+     *
+     * @param paramsJson the kind's parameters ({@link TaskKindHandler#store}), into column {@code filters}
+     */
+    public void insert(UUID id, TaskKind kind, UUID teamId, UUID ownerId, TaskScope scope, String paramsJson,
             Instant runAt, Instant now) {
         update("INSERT INTO background_task (id, kind, team_id, owner_id, scope, filters, status, run, attempts,"
                 + " progress, run_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?::jsonb, 'WAITING', 0, 0, 0, ?, ?, ?)",
-                1, "insert", id, kind.name(), teamId, ownerId, scope.name(), filtersJson, runAt, now, now);
+                1, "insert", id, kind.name(), teamId, ownerId, scope.name(), paramsJson, runAt, now, now);
     }
 
     /** @return the row, or empty when no task has this id */
@@ -125,7 +127,7 @@ public class JdbcTaskLedger {
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql);
                 InputStream in = Files.newInputStream(csvFile)) {
             ps.setBinaryStream(1, in, Files.size(csvFile));
-            bind(ps, 2, summary, expiresAt, now, lease.taskId(), lease.run(), lease.executionId());
+            Jdbc.bind(ps, 2, summary, expiresAt, now, lease.taskId(), lease.run(), lease.executionId());
             checkLease(lease, "result write", ps.executeUpdate());
         } catch (SQLException e) {
             throw new LedgerException("result write", e);
@@ -260,7 +262,7 @@ public class JdbcTaskLedger {
                 + " FROM unnest(?::uuid[], ?::int[]) AS j(id, run)"
                 + " WHERE t.id = j.id AND t.run = j.run AND t.status = 'WAITING'";
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            bind(ps, 1, now, now);
+            Jdbc.bind(ps, 1, now, now);
             ps.setArray(3, c.createArrayOf("uuid", jobs.stream().map(TaskJobId::taskId).toArray()));
             ps.setArray(4, c.createArrayOf("integer", jobs.stream().map(TaskJobId::run).toArray()));
             return ps.executeUpdate();
@@ -383,7 +385,7 @@ public class JdbcTaskLedger {
 
     private List<Versioned> queryVersioned(String sql, Object... args) {
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            bind(ps, 1, args);
+            Jdbc.bind(ps, 1, args);
             try (ResultSet rs = ps.executeQuery()) {
                 List<Versioned> out = new ArrayList<>();
                 while (rs.next()) {
@@ -426,7 +428,7 @@ public class JdbcTaskLedger {
     /** Executes a statement; {@code expected >= 0} demands that exact count, -1 accepts 0 or 1+. */
     private int update(String sql, int expected, String what, Object... args) {
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            bind(ps, 1, args);
+            Jdbc.bind(ps, 1, args);
             int n = ps.executeUpdate();
             if (expected >= 0 && n != expected) {
                 throw new IllegalStateException(what + " matched " + n + " rows, expected " + expected);
@@ -447,7 +449,7 @@ public class JdbcTaskLedger {
 
     private List<BackgroundTask> query(String sql, Object... args) {
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            bind(ps, 1, args);
+            Jdbc.bind(ps, 1, args);
             try (ResultSet rs = ps.executeQuery()) {
                 List<BackgroundTask> out = new ArrayList<>();
                 while (rs.next()) {
@@ -462,7 +464,7 @@ public class JdbcTaskLedger {
 
     private List<TaskJobId> queryJobIds(String sql, Object... args) {
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            bind(ps, 1, args);
+            Jdbc.bind(ps, 1, args);
             try (ResultSet rs = ps.executeQuery()) {
                 List<TaskJobId> out = new ArrayList<>();
                 while (rs.next()) {
@@ -472,20 +474,6 @@ public class JdbcTaskLedger {
             }
         } catch (SQLException e) {
             throw new LedgerException("query", e);
-        }
-    }
-
-    private static void bind(PreparedStatement ps, int first, Object... args) throws SQLException {
-        for (int i = 0; i < args.length; i++) {
-            Object a = args[i];
-            int idx = first + i;
-            if (a == null) {
-                ps.setNull(idx, Types.OTHER);
-            } else if (a instanceof Instant t) {
-                ps.setObject(idx, OffsetDateTime.ofInstant(t, ZoneOffset.UTC));
-            } else {
-                ps.setObject(idx, a);
-            }
         }
     }
 

@@ -3,28 +3,22 @@ package com.teamdesk.tasks.task;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * R26: the maximum run time of one execution, per kind (MicroProfile Config, milliseconds):
- * {@code teamdesk.task.export.timeout-ms} (default 10 min) and
- * {@code teamdesk.task.reminder.timeout-ms} (default 1 min). Measured on the application clock
+ * R26: the maximum run time of one execution, per kind, as its {@link TaskKindHandler#runTimeout}
+ * says (MicroProfile Config, milliseconds: {@code teamdesk.task.export.timeout-ms}, default 10 min;
+ * {@code teamdesk.task.reminder.timeout-ms}, default 1 min). Measured on the application clock
  * from the claim.
  */
 @ApplicationScoped
 public class RunTimeouts {
 
     @Inject
-    @ConfigProperty(name = "teamdesk.task.export.timeout-ms", defaultValue = "600000")
-    long exportMs;
-
-    @Inject
-    @ConfigProperty(name = "teamdesk.task.reminder.timeout-ms", defaultValue = "60000")
-    long reminderMs;
+    TaskKinds kinds;
 
     /** @return the run timeout of {@code kind} */
     public Duration of(TaskKind kind) {
-        return Duration.ofMillis(kind == TaskKind.EXPORT ? exportMs : reminderMs);
+        return kinds.handler(kind).runTimeout();
     }
 
     /** @return a human phrase of the limit for {@code lastError}, e.g. "10 minutes" */

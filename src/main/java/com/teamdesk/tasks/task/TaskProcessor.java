@@ -4,20 +4,18 @@ import com.teamdesk.tasks.queue.Job;
 import com.teamdesk.tasks.queue.JobProcessor;
 import com.teamdesk.tasks.queue.UnrecoverableJobException;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.EnumMap;
-import java.util.Map;
 import java.util.Optional;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * The queue's processor of task jobs: claims the run (R7), runs its kind, and classifies what the
- * run threw (R9, R11, R12). Called by the queue worker with one {@link Job} per execution.
+ * The queue's processor of task jobs: claims the run (R7), runs it with its kind's
+ * {@link TaskKindHandler} (through {@link TaskKinds}), and classifies what the run threw (R9, R11,
+ * R12). Called by the queue worker with one {@link Job} per execution.
  *
  * <p>Outcomes, in the order they are checked:
  * <ul>
@@ -59,12 +57,10 @@ public class TaskProcessor implements JobProcessor {
     long leaseCheckMs;
 
     @Inject
-    Instance<TaskRunner> runnerBeans;
+    TaskKinds kinds;
 
     @Inject
     TaskMetrics metrics;
-
-    private volatile Map<TaskKind, TaskRunner> runners;
 
     @Override
     public void process(Job job) throws Exception {
@@ -85,7 +81,7 @@ public class TaskProcessor implements JobProcessor {
                 leaseCheckMs);
         try {
             execution.pause(PausePoint.AFTER_CLAIM);
-            runner(task.kind()).run(execution);
+            kinds.run(execution);
             metrics.completed(task.kind());
         } catch (LeaseLost e) {
             metrics.leaseLost();
@@ -136,21 +132,5 @@ public class TaskProcessor implements JobProcessor {
 
     private String finalMessage() {
         return "Failed after " + policy.maxAttempts() + " attempts because of an internal error.";
-    }
-
-    private TaskRunner runner(TaskKind kind) {
-        Map<TaskKind, TaskRunner> map = runners;
-        if (map == null) {
-            map = new EnumMap<>(TaskKind.class);
-            for (TaskRunner r : runnerBeans) {
-                map.put(r.kind(), r);
-            }
-            runners = map;
-        }
-        TaskRunner r = map.get(kind);
-        if (r == null) {
-            throw new IllegalStateException("no runner for " + kind);
-        }
-        return r;
     }
 }

@@ -1,5 +1,8 @@
 package com.teamdesk.tasks.task;
 
+import com.teamdesk.tasks.common.InvalidInputException;
+import java.util.function.Supplier;
+
 /**
  * A permanent rejection of a run: retrying the same input cannot succeed, so the failure is final
  * at once (R11) and the queue is told not to retry. The {@link Reason} fixes the human-readable
@@ -12,8 +15,10 @@ public class TaskRejected extends RuntimeException {
     public enum Reason {
         /** The owner is no longer a member, or no longer staff for a TEAM-scope task (R15). */
         PERMISSION_LOST("Rejected: you no longer have permission for this task's scope."),
-        /** The stored filters no longer validate. */
+        /** The export's stored filters no longer validate. */
         INVALID_FILTERS("Rejected: the export filters are not valid."),
+        /** The reminder's stored parameters no longer validate. */
+        INVALID_REMINDER("Rejected: the reminder parameters are not valid."),
         /** The export matches more rows than the limit (R13). */
         TOO_LARGE("Rejected: the export matches more tickets than the export limit; narrow the filters and create a new export."),
         /** The reminder's ticket no longer exists in the team. */
@@ -41,6 +46,22 @@ public class TaskRejected extends RuntimeException {
     public TaskRejected(Reason reason, String detail) {
         super(reason + ": " + detail);
         this.reason = reason;
+    }
+
+    /**
+     * Parses stored input, turning a validation error into a rejection: what no longer validates
+     * cannot succeed on a retry (R11).
+     *
+     * @param reason why, if {@code parse} refuses the input
+     * @return what {@code parse} returned
+     * @throws TaskRejected with {@code reason} when {@code parse} throws {@link InvalidInputException}
+     */
+    public static <T> T unlessInvalid(Reason reason, Supplier<T> parse) {
+        try {
+            return parse.get();
+        } catch (InvalidInputException e) {
+            throw new TaskRejected(reason, e.detail());
+        }
     }
 
     /** @return why the run was rejected */

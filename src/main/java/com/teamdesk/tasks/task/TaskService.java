@@ -8,14 +8,10 @@ import com.teamdesk.tasks.common.GoneException;
 import com.teamdesk.tasks.common.InvalidInputException;
 import com.teamdesk.tasks.common.NotFoundException;
 import com.teamdesk.tasks.common.Page;
-import com.teamdesk.tasks.task.reminder.ReminderParams;
 import com.teamdesk.tasks.team.KeysetCursor;
 import com.teamdesk.tasks.team.Role;
 import com.teamdesk.tasks.team.Team;
 import com.teamdesk.tasks.team.TeamAccess;
-import com.teamdesk.tasks.team.Ticket;
-import com.teamdesk.tasks.team.TicketFilter;
-import com.teamdesk.tasks.team.TicketStatus;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -31,7 +27,6 @@ import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -70,6 +65,9 @@ public class TaskService {
     TaskDispatcher dispatcher;
 
     @Inject
+    TaskKinds kinds;
+
+    @Inject
     Transactions transactions;
 
     @Inject
@@ -90,15 +88,15 @@ public class TaskService {
 
     /**
      * Creates a task (WAITING, run 0) and dispatches it at once unless it is scheduled for later
-     * ({@code runAt}, R24: the dispatch sweep hands it to the queue when due).
+     * ({@code runAt}, R24: the dispatch sweep hands it to the queue when due). The kind's
+     * {@link TaskKindHandler#accept} validates the rest of the request and decides the scope.
      *
      * @return the created row
-     * @throws NotFoundException     caller not a member of the team; reminder ticket not in the team
-     *                               or not visible to the caller
-     * @throws ForbiddenException    TEAM-scope export by a customer
-     * @throws InvalidInputException bad kind, scope, filters, time zone, message or recipients;
-     *                               reminder for a closed ticket or one without an assignee;
-     *                               {@code task.run_at_invalid}
+     * @throws NotFoundException     caller not a member of the team; or as the kind decides (a
+     *                               reminder's ticket not visible to the caller)
+     * @throws ForbiddenException    as the kind decides (a TEAM-scope export by a customer)
+     * @throws InvalidInputException bad kind ({@code task.invalid}) or {@code runAt}
+     *                               ({@code task.run_at_invalid}); or the kind's own codes
      */
     public BackgroundTask create(UUID callerId, UUID teamId, NewTaskRequest req) {
         return create(callerId, teamId, req, null).task();
@@ -126,34 +124,10 @@ public class TaskService {
         if (req == null) {
             throw new InvalidInputException("task.invalid", "A JSON body is required.");
         }
-        TaskKind kind = parseEnum(TaskKind.class, req.kind(), "kind", null);
-        TaskScope scope;
-        String params;
-        if (kind == TaskKind.EXPORT) {
-            scope = parseEnum(TaskScope.class, req.scope(), "scope", TaskScope.SELF);
-            if (scope == TaskScope.TEAM && !role.isStaff()) {
-                throw new ForbiddenException("task.scope_forbidden", "Only staff and owners may export the whole team.");
-            }
-            params = TicketFilter.fromJson(req.filters(), req.timeZone()).toJson();
-        } else {
-            ReminderParams p = ReminderParams.validate(req.ticketId(), req.message(), req.recipients());
-            Ticket ticket = em.find(Ticket.class, p.ticketId());
-            if (ticket == null || !ticket.getTeamId().equals(teamId)
-                    || !TeamAccess.canSee(role, callerId, ticket.getRequesterId(), ticket.getAssigneeId())) {
-                throw new NotFoundException("ticket.not_found", "No ticket " + p.ticketId() + " in this team.");
-            }
-            if (ticket.getStatus() == TicketStatus.CLOSED) {
-                throw new InvalidInputException("reminder.ticket_closed", "The ticket is closed.");
-            }
-            if (p.recipients() == ReminderParams.Recipients.ASSIGNEE && ticket.getAssigneeId() == null) {
-                throw new InvalidInputException("reminder.no_assignee", "The ticket has no assignee to remind.");
-            }
-            scope = role.isStaff() ? TaskScope.TEAM : TaskScope.SELF;
-            params = p.toJson();
-        }
+        TaskKind kind = NewTaskRequest.enumValue(TaskKind.class, req.kind(), "kind", null);
+        TaskKindHandler.Accepted<String> accepted = kinds.accept(kind, req, new Caller(callerId, teamId, role));
         Instant runAt = runAt(req.runAt(), now);
         UUID id = UUID.randomUUID();
-        String filters = params;
         Optional<IdempotencyKeys.Stored> raced = transactions.inNewTransaction(TxSite.REQUEST, () -> {
             if (idem != null) {
                 Optional<IdempotencyKeys.Stored> earlier = keys.record(idem, id, ACCEPTED, now);
@@ -161,7 +135,7 @@ public class TaskService {
                     return earlier;
                 }
             }
-            ledger.insert(id, kind, teamId, callerId, scope, filters, runAt, now);
+            ledger.insert(id, kind, teamId, callerId, accepted.scope(), accepted.params(), runAt, now);
             return Optional.<IdempotencyKeys.Stored>empty();
         });
         if (raced.isPresent()) {
@@ -227,8 +201,8 @@ public class TaskService {
             Integer limit, String cursor) {
         Role role = access.requireMember(teamId, callerId);
         int n = Page.limit(limit);
-        TaskStatus st = status == null || status.isBlank() ? null : parseEnum(TaskStatus.class, status, "status", null);
-        TaskKind k = kind == null || kind.isBlank() ? null : parseEnum(TaskKind.class, kind, "kind", null);
+        TaskStatus st = status == null || status.isBlank() ? null : NewTaskRequest.enumValue(TaskStatus.class, status, "status", null);
+        TaskKind k = kind == null || kind.isBlank() ? null : NewTaskRequest.enumValue(TaskKind.class, kind, "kind", null);
         Boolean sched = scheduled == null || scheduled.isBlank() ? null : switch (scheduled.trim()) {
             case "true" -> Boolean.TRUE;
             case "false" -> Boolean.FALSE;
@@ -383,7 +357,7 @@ public class TaskService {
     public TaskResult result(UUID callerId, UUID taskId) {
         Visible v = visible(callerId, taskId);
         BackgroundTask task = v.task();
-        if (task.kind() != TaskKind.EXPORT || task.status() != TaskStatus.COMPLETED) {
+        if (!kinds.handler(task.kind()).offersFile() || task.status() != TaskStatus.COMPLETED) {
             throw new ConflictException("task.not_completed", "The export has no file yet (status " + task.status() + ").");
         }
         if (task.expiresAt() != null && !clock.instant().isBefore(task.expiresAt())) {
@@ -424,20 +398,5 @@ public class TaskService {
     private static ConflictException notFailed(BackgroundTask task) {
         return new ConflictException("task.not_failed",
                 "Only a FAILED or CANCELLED task can be retried; this one is " + task.status() + ".");
-    }
-
-    private static <E extends Enum<E>> E parseEnum(Class<E> type, String value, String field, E dflt) {
-        if (value == null || value.isBlank()) {
-            if (dflt != null) {
-                return dflt;
-            }
-            throw new InvalidInputException("task.invalid", field + " is required.");
-        }
-        try {
-            return Enum.valueOf(type, value.trim().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new InvalidInputException("task.invalid", field + " '" + value + "' is not one of "
-                    + java.util.Arrays.toString(type.getEnumConstants()) + ".");
-        }
     }
 }

@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.task;
 
+import com.teamdesk.tasks.platform.Jdbc;
 import com.teamdesk.tasks.platform.SchemaMigration;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -63,9 +64,7 @@ public class TimerPauses {
 
     private int update(String sql, Object... args) {
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            for (int i = 0; i < args.length; i++) {
-                ps.setObject(i + 1, args[i]);
-            }
+            Jdbc.bind(ps, 1, args);
             return ps.executeUpdate();
         } catch (SQLException e) {
             throw new LedgerException("timer pause", e);

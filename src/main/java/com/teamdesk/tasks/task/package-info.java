@@ -5,7 +5,8 @@
  * {@code executionId}), the processor that claims a run and classifies its errors
  * ({@link com.teamdesk.tasks.task.TaskProcessor}, R7-R12), the application service
  * ({@link com.teamdesk.tasks.task.TaskService}: create, read, retry), and the EJB timers for
- * dispatch, stall recovery and reconciliation (R18-R20). Task kinds live in {@code export} and
- * {@code reminder}.
+ * dispatch, stall recovery and reconciliation (R18-R20). A task kind is one
+ * {@link com.teamdesk.tasks.task.TaskKindHandler} bean in its own package ({@code export},
+ * {@code reminder}); {@link com.teamdesk.tasks.task.TaskKinds} finds them, checked at startup.
  */
 package com.teamdesk.tasks.task;

@@ -57,6 +57,9 @@ public class TicketService {
     @Inject
     Event<TicketClosed> ticketClosed;
 
+    @Inject
+    JdbcTeamWrites teamWrites;
+
     /**
      * Opens a ticket requested by the caller: OPEN, version 1.
      *
@@ -123,7 +126,7 @@ public class TicketService {
     /**
      * Changes a ticket if its version is still {@code expectedVersion} (the client's If-Match),
      * bumping the version by one when anything changed. Takes the team lock first
-     * ({@code SELECT 1 FROM team WHERE id = ? FOR NO KEY UPDATE}), the lock the reminder
+     * ({@link JdbcTeamWrites#lockTeam}), the lock the reminder
      * transaction takes (R14), so a PATCH and a reminder's version bump never interleave, and
      * memberships are read under it.
      *
@@ -143,7 +146,8 @@ public class TicketService {
      */
     public Ticket patch(UUID callerId, UUID teamId, UUID ticketId, int expectedVersion, TicketChanges changes) {
         enlistment.verify(TxSite.REQUEST);
-        lockTeam(teamId);
+        // The team lock (R14). A missing team locks nothing; membership answers 404.
+        teamWrites.lockTeam(teamId);
         Role role = access.requireMember(teamId, callerId);
         Ticket t = visibleTicket(role, callerId, teamId, ticketId);
         if (expectedVersion == NO_VERSION) {
@@ -202,12 +206,6 @@ public class TicketService {
     /** @return now at PostgreSQL's precision, so an answer shows what a later read returns */
     private Instant now() {
         return clock.instant().truncatedTo(ChronoUnit.MICROS);
-    }
-
-    private void lockTeam(UUID teamId) {
-        // The team row is the team lock (R14). A missing team locks nothing; membership answers 404.
-        em.createNativeQuery("SELECT 1 FROM team WHERE id = ? FOR NO KEY UPDATE").setParameter(1, teamId)
-                .getResultList();
     }
 
     private Ticket visibleTicket(Role role, UUID callerId, UUID teamId, UUID ticketId) {

@@ -1,5 +1,7 @@
 package com.teamdesk.tasks.web;
 
+import com.teamdesk.tasks.task.TaskKind;
+import com.teamdesk.tasks.task.TaskKinds;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.net.URI;
@@ -24,6 +26,9 @@ public class ApiLinks {
     @Inject
     Clock clock;
 
+    @Inject
+    TaskKinds kinds;
+
     /** @return the URI of an API path such as {@code tasks/<id>}: absolute from the public base URL, or relative */
     public URI api(String path) {
         String relative = API + path;
@@ -43,5 +48,10 @@ public class ApiLinks {
     /** @return now, from the application clock (decides whether an export's file is still offered) */
     public Instant now() {
         return clock.instant();
+    }
+
+    /** @return true when a COMPLETED task of {@code kind} offers a file ({@code links.result}) */
+    public boolean offersFile(TaskKind kind) {
+        return kinds.handler(kind).offersFile();
     }
 }

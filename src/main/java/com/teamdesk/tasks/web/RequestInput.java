@@ -75,14 +75,7 @@ final class RequestInput {
      * @throws InvalidInputException ({@code request.malformed}) present with another JSON type
      */
     static String string(JsonObject o, String key) {
-        JsonValue v = o.get(key);
-        if (v == null || v.getValueType() == JsonValue.ValueType.NULL) {
-            return null;
-        }
-        if (v instanceof JsonString s) {
-            return s.getString();
-        }
-        throw malformed("'" + key + "' must be a string.");
+        return Jsons.string(o, key);
     }
 
     /**

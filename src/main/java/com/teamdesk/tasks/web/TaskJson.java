@@ -18,12 +18,14 @@ import java.util.UUID;
  * A task as the API shows it (API.md "Task body"): never the CSV, never the lease
  * ({@code executionId}). {@code run} is 0-based; {@code displayRun} = run + 1 is what people see.
  *
- * @param filters the kind's validated input as a JSON object (export filters with timeZone, or the
- *                reminder's ticketId, message and recipients)
+ * @param filters the kind's validated parameters ({@link BackgroundTask#params}) as a JSON object
+ *                (export filters with timeZone, or the reminder's ticketId, message and
+ *                recipients); the API keeps the name {@code filters} for every kind
  * @param runAt       not before this instant (R24); later than {@code createdAt} for a scheduled task
  * @param cancelledAt when a member cancelled the current run (R23), else null
  * @param cancelledBy who cancelled it, else null
- * @param links   {@code self} always; {@code result} for a COMPLETED export whose file has not
+ * @param links   {@code self} always; {@code result} for a COMPLETED task of a kind that offers a
+ *                file (the export) whose file has not
  *                expired; {@code retry} when FAILED or CANCELLED; {@code cancel} when WAITING or RUNNING
  */
 @JsonbNillable
@@ -49,14 +51,14 @@ public record TaskJson(UUID id, TaskKind kind, UUID teamId, UUID ownerId, TaskSc
     /** @return the JSON form of a ledger row, links built by {@link ApiLinks} (never from the Host header) */
     public static TaskJson of(BackgroundTask t, ApiLinks links) {
         URI self = links.task(t.id());
-        boolean fileOffered = t.kind() == TaskKind.EXPORT && t.status() == TaskStatus.COMPLETED
+        boolean fileOffered = t.status() == TaskStatus.COMPLETED && links.offersFile(t.kind())
                 && (t.expiresAt() == null || links.now().isBefore(t.expiresAt()));
         URI result = fileOffered ? links.api("tasks/" + t.id() + "/result") : null;
         boolean retryable = t.status() == TaskStatus.FAILED || t.status() == TaskStatus.CANCELLED;
         URI retry = retryable ? links.api("tasks/" + t.id() + "/retry") : null;
         boolean cancellable = t.status() == TaskStatus.WAITING || t.status() == TaskStatus.RUNNING;
         URI cancel = cancellable ? links.api("tasks/" + t.id() + "/cancel") : null;
-        return new TaskJson(t.id(), t.kind(), t.teamId(), t.ownerId(), t.scope(), filters(t.filters()), t.status(),
+        return new TaskJson(t.id(), t.kind(), t.teamId(), t.ownerId(), t.scope(), filters(t.params()), t.status(),
                 t.run(), t.run() + 1, t.attempts(), t.progress(), t.lastError(), t.resultSummary(), t.expiresAt(),
                 t.runAt(), t.cancelledAt(), t.cancelledBy(), t.createdAt(), t.updatedAt(), new Links(self, result, retry, cancel));
     }

@@ -1,13 +1,13 @@
 package com.teamdesk.tasks.web;
 
-import com.teamdesk.tasks.common.InvalidInputException;
 import com.teamdesk.tasks.task.IdempotentRequest;
 import com.teamdesk.tasks.task.NewTaskRequest;
+import com.teamdesk.tasks.task.RequestField;
+import com.teamdesk.tasks.task.TaskKinds;
 import com.teamdesk.tasks.task.TaskService;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.json.JsonObject;
-import jakarta.json.JsonValue;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
@@ -23,7 +23,8 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.sse.Sse;
 import jakarta.ws.rs.sse.SseEventSink;
 import java.io.InputStream;
-import java.util.Set;
+import java.util.List;
+import java.util.stream.Collectors;
 import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
@@ -34,11 +35,12 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 public class TeamTaskResource {
     /** The request header of R25 (IETF httpapi draft "The Idempotency-Key HTTP Header Field"). */
     public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
-    private static final Set<String> CREATE_FIELDS =
-            Set.of("kind", "scope", "filters", "timeZone", "ticketId", "message", "recipients", "runAt");
 
     @Inject
     TaskService tasks;
+
+    @Inject
+    TaskKinds kinds;
 
     @Inject
     CurrentUser user;
@@ -59,8 +61,8 @@ public class TeamTaskResource {
      * Asks for an export or a reminder, now or at {@code runAt} (R24), at most once per
      * {@code Idempotency-Key} (R25).
      *
-     * @param body export {@code {kind, scope?, filters?, timeZone?, runAt?}} or reminder
-     *             {@code {kind, ticketId, message, recipients?, runAt?}}
+     * @param body {@code {kind, runAt?, …}} with the fields of the kind ({@link TaskKinds#requestFields}):
+     *             export {@code scope?, filters?, timeZone?}, reminder {@code ticketId, message, recipients?}
      * @return 202 Accepted with {@code Location} of the task and the task (WAITING): accepted, not done;
      *         a replay of the same key and body answers the same task with the same status and Location
      */
@@ -69,10 +71,10 @@ public class TeamTaskResource {
     @Operation(summary = "Create an export or reminder task (202 Accepted); runAt schedules it; Idempotency-Key submits it once")
     public Response create(@PathParam("teamId") String teamId, InputStream body) {
         UUID team = RequestInput.pathId(teamId, "team.not_found");
-        JsonObject o = RequestInput.object(body, headers.getMediaType(), CREATE_FIELDS, limits);
-        NewTaskRequest req = new NewTaskRequest(RequestInput.string(o, "kind"), RequestInput.string(o, "scope"),
-                filters(o), RequestInput.string(o, "timeZone"), RequestInput.string(o, "ticketId"),
-                RequestInput.string(o, "message"), RequestInput.string(o, "recipients"), RequestInput.string(o, "runAt"));
+        List<RequestField> fields = kinds.requestFields();
+        JsonObject o = RequestInput.object(body, headers.getMediaType(),
+                fields.stream().map(RequestField::name).collect(Collectors.toSet()), limits);
+        NewTaskRequest req = NewTaskRequest.of(o, fields);
         IdempotentRequest idem = IdempotentRequest.of(user.id(), headers.getHeaderString(IDEMPOTENCY_KEY), "POST",
                 "teams/" + team + "/tasks", o.toString());
         return TaskResource.answer(tasks.create(user.id(), team, req, idem), links);
@@ -101,17 +103,5 @@ public class TeamTaskResource {
     public void events(@PathParam("teamId") String teamId, @HeaderParam("Last-Event-ID") String lastEventId,
             @Context SseEventSink sink, @Context Sse sse) {
         streams.openTeam(user.id(), RequestInput.pathId(teamId, "team.not_found"), lastEventId, sink, sse);
-    }
-
-    /** @return the filters object, null when absent; another JSON type is an invalid filter (400) */
-    private static JsonObject filters(JsonObject body) {
-        JsonValue f = body.get("filters");
-        if (f == null || f.getValueType() == JsonValue.ValueType.NULL) {
-            return null;
-        }
-        if (f instanceof JsonObject o) {
-            return o;
-        }
-        throw new InvalidInputException("filters.invalid", "filters must be a JSON object.");
     }
 }

@@ -227,9 +227,9 @@ class JdbcTaskLedgerTest {
         assertNull(after.expiresAt());
         assertEquals(now, after.runAt());
         assertEquals(now, after.updatedAt());
-        assertEquals(List.of(before.id(), before.kind(), before.teamId(), before.ownerId(), before.filters(),
+        assertEquals(List.of(before.id(), before.kind(), before.teamId(), before.ownerId(), before.params(),
                 before.scope(), before.createdAt()),
-                List.of(after.id(), after.kind(), after.teamId(), after.ownerId(), after.filters(), after.scope(),
+                List.of(after.id(), after.kind(), after.teamId(), after.ownerId(), after.params(), after.scope(),
                         after.createdAt()), "R16: identity, owner, team, kind, filters and scope are kept");
         assertEquals(after, ledger.find(id).orElseThrow());
 

@@ -19,10 +19,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -114,7 +112,7 @@ public class JdbcTaskAdmin {
     public void audit(UUID teamId, String kind, UUID actorId, UUID taskId, String payloadJson, Instant now) {
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
                 "INSERT INTO system_event (team_id, kind, actor_id, task_id, payload, created_at) VALUES (?, ?, ?, ?, ?::jsonb, ?)")) {
-            bind(ps, teamId, kind, actorId, taskId, payloadJson, now);
+            Jdbc.bind(ps, 1, teamId, kind, actorId, taskId, payloadJson, now);
             ps.executeUpdate();
         } catch (SQLException e) {
             throw new LedgerException("audit", e);
@@ -160,7 +158,7 @@ public class JdbcTaskAdmin {
 
     private <T> List<T> query(String sql, Row<T> row, Object... args) {
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            bind(ps, args);
+            Jdbc.bind(ps, 1, args);
             try (ResultSet rs = ps.executeQuery()) {
                 List<T> out = new ArrayList<>();
                 while (rs.next()) {
@@ -170,19 +168,6 @@ public class JdbcTaskAdmin {
             }
         } catch (SQLException e) {
             throw new LedgerException("admin query", e);
-        }
-    }
-
-    private static void bind(PreparedStatement ps, Object... args) throws SQLException {
-        for (int i = 0; i < args.length; i++) {
-            Object a = args[i];
-            if (a == null) {
-                ps.setNull(i + 1, Types.OTHER);
-            } else if (a instanceof Instant t) {
-                ps.setObject(i + 1, OffsetDateTime.ofInstant(t, ZoneOffset.UTC));
-            } else {
-                ps.setObject(i + 1, a);
-            }
         }
     }
 

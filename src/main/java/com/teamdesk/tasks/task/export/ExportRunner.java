@@ -5,10 +5,8 @@ import com.teamdesk.tasks.task.BackgroundTask;
 import com.teamdesk.tasks.task.Execution;
 import com.teamdesk.tasks.task.JdbcTaskLedger;
 import com.teamdesk.tasks.task.PausePoint;
-import com.teamdesk.tasks.task.TaskKind;
 import com.teamdesk.tasks.task.TaskRejected;
 import com.teamdesk.tasks.task.TaskRejected.Reason;
-import com.teamdesk.tasks.task.TaskRunner;
 import com.teamdesk.tasks.task.TaskScope;
 import com.teamdesk.tasks.team.JdbcTicketReader;
 import com.teamdesk.tasks.team.Role;
@@ -34,10 +32,11 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * (default 500) are read by keyset and streamed to a temporary file, which the final write
  * streams into the ledger. Besides the progress write after each batch, the execution makes a
  * lease-checked write at least every {@code teamdesk.task.lease-check-ms} (1 s) of work, so that a
- * cancel (R23), a takeover or the run timeout (R26) stops it within about a second.
+ * cancel (R23), a takeover or the run timeout (R26) stops it within about a second. Called by
+ * {@link ExportHandler}, the EXPORT kind.
  */
 @ApplicationScoped
-public class ExportRunner implements TaskRunner {
+public class ExportRunner {
 
     @Inject
     JdbcTicketReader tickets;
@@ -60,17 +59,11 @@ public class ExportRunner implements TaskRunner {
     @ConfigProperty(name = "teamdesk.export.retention-hours", defaultValue = "24")
     long retentionHours;
 
-    @Override
-    public TaskKind kind() {
-        return TaskKind.EXPORT;
-    }
-
     /**
      * Runs the export; a PostgreSQL data error (SQLSTATE class 22, e.g. a date out of range in the
      * stored filters) is the input's fault, so it is a permanent {@link TaskRejected}
      * ({@code INVALID_FILTERS}, R11), never a retryable error.
      */
-    @Override
     public void run(Execution ex) throws IOException {
         try {
             export(ex);
@@ -96,7 +89,7 @@ public class ExportRunner implements TaskRunner {
         BackgroundTask task = ex.task();
         TicketFilter filter;
         try {
-            filter = TicketFilter.fromStoredJson(task.filters());
+            filter = TicketFilter.fromStoredJson(task.params());
         } catch (InvalidInputException e) {
             throw new TaskRejected(Reason.INVALID_FILTERS, e.detail());
         }

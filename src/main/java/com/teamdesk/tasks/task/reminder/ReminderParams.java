@@ -8,7 +8,8 @@ import java.util.Locale;
 import java.util.UUID;
 
 /**
- * A reminder's validated input, stored in the task's {@code filters} column.
+ * A reminder's validated parameters ({@link ReminderHandler}), stored as the task's {@code params}
+ * (column {@code filters}).
  *
  * @param ticketId   the ticket reminded about
  * @param message    text sent to the recipients, 1-1000 characters

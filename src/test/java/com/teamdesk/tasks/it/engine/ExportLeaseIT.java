@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.it.engine;
 
+import com.teamdesk.tasks.it.support.TaskRequests;
 import static com.teamdesk.tasks.it.engine.EngineFixtures.job;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -16,7 +17,6 @@ import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.queue.UnrecoverableJobException;
 import com.teamdesk.tasks.task.BackgroundTask;
 import com.teamdesk.tasks.task.JdbcTaskLedger;
-import com.teamdesk.tasks.task.NewTaskRequest;
 import com.teamdesk.tasks.task.PausePoint;
 import com.teamdesk.tasks.task.TaskProcessor;
 import com.teamdesk.tasks.task.TaskRejected;
@@ -84,9 +84,8 @@ class ExportLeaseIT {
     }
 
     private UUID export(UUID owner, String scope) {
-        task = tasks.create(owner, team.id(), new NewTaskRequest("EXPORT", scope,
-                Json.createObjectBuilder().add("status", Json.createArrayBuilder().add("OPEN")).build(), "Asia/Shanghai",
-                null, null, null)).id();
+        task = tasks.create(owner, team.id(), TaskRequests.export(scope,
+                Json.createObjectBuilder().add("status", Json.createArrayBuilder().add("OPEN")).build(), "Asia/Shanghai")).id();
         return task;
     }
 
@@ -185,8 +184,8 @@ class ExportLeaseIT {
         assertNull(r.resultSummary());
         assertNull(r.expiresAt());
         assertFalse(r.runAt().isBefore(failed.updatedAt()), "runAt = now");
-        assertEquals(List.of(failed.id(), failed.ownerId(), failed.teamId(), failed.kind(), failed.filters(), failed.scope()),
-                List.of(r.id(), r.ownerId(), r.teamId(), r.kind(), r.filters(), r.scope()), "kept as they were");
+        assertEquals(List.of(failed.id(), failed.ownerId(), failed.teamId(), failed.kind(), failed.params(), failed.scope()),
+                List.of(r.id(), r.ownerId(), r.teamId(), r.kind(), r.params(), r.scope()), "kept as they were");
 
         BackgroundTask waiting = row();
         join(execute(job(task, 0, 1))); // R17: a message of the old run returns at claim

@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.it.engine;
 
+import com.teamdesk.tasks.it.support.TaskRequests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,7 +9,6 @@ import com.teamdesk.tasks.it.support.Poll;
 import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.platform.EnlistmentGuard;
 import com.teamdesk.tasks.platform.TxSite;
-import com.teamdesk.tasks.task.NewTaskRequest;
 import com.teamdesk.tasks.task.TaskService;
 import com.teamdesk.tasks.task.TaskTimers;
 import com.teamdesk.tasks.task.TaskTimers.SweepStatus;
@@ -93,7 +93,7 @@ class ProductionTimersIT {
         try {
             for (int i = 0; i < 3; i++) {
                 created.add(tasks.create(team.staff(), team.id(),
-                        new NewTaskRequest("EXPORT", "TEAM", null, "UTC", null, null, null)).id());
+                        TaskRequests.export("TEAM", null, "UTC")).id());
             }
             await(() -> timers.status("dispatch").failures() >= failuresBefore + 3,
                     "the dispatch sweep did not fail three times: " + timers.status("dispatch"));

@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.it.engine;
 
+import com.teamdesk.tasks.it.support.TaskRequests;
 import static com.teamdesk.tasks.it.engine.GatedPausePoints.ANY_TASK;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -18,7 +19,6 @@ import com.teamdesk.tasks.queue.Queue;
 import com.teamdesk.tasks.task.BackgroundTask;
 import com.teamdesk.tasks.task.JdbcTaskLedger;
 import com.teamdesk.tasks.task.Lease;
-import com.teamdesk.tasks.task.NewTaskRequest;
 import com.teamdesk.tasks.task.PausePoint;
 import com.teamdesk.tasks.task.TaskJobId;
 import com.teamdesk.tasks.task.TaskProcessor;
@@ -235,7 +235,7 @@ class ProductionWorkerReminderIT {
 
     private void createReminder() {
         task = tasks.create(team.staff(), team.id(),
-                new NewTaskRequest("REMINDER", null, null, null, ticket.toString(), "Please look at this", "TEAM_STAFF"))
+                TaskRequests.reminder(ticket.toString(), "Please look at this", "TEAM_STAFF"))
                 .id();
     }
 

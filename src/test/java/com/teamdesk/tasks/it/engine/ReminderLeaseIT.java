@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.it.engine;
 
+import com.teamdesk.tasks.it.support.TaskRequests;
 import static com.teamdesk.tasks.it.engine.EngineFixtures.job;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -16,7 +17,6 @@ import com.teamdesk.tasks.task.BackgroundTask;
 import com.teamdesk.tasks.task.JdbcTaskLedger;
 import com.teamdesk.tasks.task.Lease;
 import com.teamdesk.tasks.task.LeaseLost;
-import com.teamdesk.tasks.task.NewTaskRequest;
 import com.teamdesk.tasks.task.PausePoint;
 import com.teamdesk.tasks.task.TaskProcessor;
 import com.teamdesk.tasks.task.TaskService;
@@ -86,7 +86,7 @@ class ReminderLeaseIT {
         team = fx.newTeam();
         ticket = fx.tickets(team, 1, "Printer on fire").get(0);
         task = tasks.create(team.staff(), team.id(),
-                new NewTaskRequest("REMINDER", null, null, null, ticket.toString(), "Please look at this", "TEAM_STAFF"))
+                TaskRequests.reminder(ticket.toString(), "Please look at this", "TEAM_STAFF"))
                 .id();
     }
 
@@ -261,7 +261,7 @@ class ReminderLeaseIT {
      */
     private long sideEffectsWhenLeaseLostAfterLeaseRead(ReminderTransaction tx, Class<? extends Throwable> expected)
             throws Exception {
-        ReminderParams params = ReminderParams.fromJson(row().filters());
+        ReminderParams params = ReminderParams.fromJson(row().params());
         Lease a = ledger.claim(task, 0, 0, clock.instant()).orElseThrow().lease();
         BackgroundTask asClaimed = row();
         var aPaused = gates.gate(PausePoint.REMINDER_AFTER_LEASE_READ, task, 1);

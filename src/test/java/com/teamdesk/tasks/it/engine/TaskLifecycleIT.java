@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.it.engine;
 
+import com.teamdesk.tasks.it.support.TaskRequests;
 import static com.teamdesk.tasks.it.engine.GatedPausePoints.ANY_TASK;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -19,7 +20,6 @@ import com.teamdesk.tasks.queue.JobState;
 import com.teamdesk.tasks.queue.Queue;
 import com.teamdesk.tasks.task.BackgroundTask;
 import com.teamdesk.tasks.task.JdbcTaskLedger;
-import com.teamdesk.tasks.task.NewTaskRequest;
 import com.teamdesk.tasks.task.PausePoint;
 import com.teamdesk.tasks.task.TaskJobId;
 import com.teamdesk.tasks.task.TaskService;
@@ -381,14 +381,14 @@ class TaskLifecycleIT {
     // ---- helpers ----
 
     private UUID createExport() {
-        return tasks.create(team.staff(), team.id(), new NewTaskRequest("EXPORT", "TEAM", null, null, null, null, null))
+        return tasks.create(team.staff(), team.id(), TaskRequests.export("TEAM", null, null))
                 .id();
     }
 
     private UUID createReminder(Instant runAt) {
         String at = runAt == null ? null
                 : DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(runAt.atZone(ZoneId.of("Asia/Shanghai")));
-        return tasks.create(team.staff(), team.id(), new NewTaskRequest("REMINDER", null, null, null, ticket.toString(),
+        return tasks.create(team.staff(), team.id(), TaskRequests.reminder(ticket.toString(),
                 "Please look at this", "ASSIGNEE", at)).id();
     }
 

@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.it.export;
 
+import com.teamdesk.tasks.it.support.TaskRequests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -29,7 +30,6 @@ import com.teamdesk.tasks.task.BackgroundTask;
 import com.teamdesk.tasks.task.JdbcTaskLedger;
 import com.teamdesk.tasks.task.Lease;
 import com.teamdesk.tasks.task.LeaseLost;
-import com.teamdesk.tasks.task.NewTaskRequest;
 import com.teamdesk.tasks.task.TaskDispatcher;
 import com.teamdesk.tasks.task.TaskJobId;
 import com.teamdesk.tasks.task.TaskRecovery;
@@ -548,8 +548,7 @@ class SweepsIT {
 
     /** An export of this team created by staff and run to COMPLETED by the production processor. */
     private UUID completedExport() throws Exception {
-        BackgroundTask created = tasks.create(t.staff(), t.id(), new NewTaskRequest("EXPORT", "TEAM", null, null, null,
-                null, null));
+        BackgroundTask created = tasks.create(t.staff(), t.id(), TaskRequests.export("TEAM", null, null));
         processor.process(new RecordingJob(TaskJobId.of(created.id(), 0), 0));
         BackgroundTask done = ledger.find(created.id()).orElseThrow();
         assertEquals(TaskStatus.COMPLETED, done.status());

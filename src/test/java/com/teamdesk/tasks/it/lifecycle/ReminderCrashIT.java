@@ -52,7 +52,7 @@ class ReminderCrashIT {
     private static final Duration READY = Duration.ofSeconds(180);
     private static final Duration SYNC = Duration.ofSeconds(60);
     private static final Duration CONVERGE = Duration.ofSeconds(120);
-    /** Start of the worker's ticket lock (ReminderTransaction.lockTicket). */
+    /** Start of the worker's ticket lock (JdbcTeamWrites.lockTicket, called by ReminderTransaction). */
     private static final String TICKET_LOCK = "SELECT status, assignee_id, requester_id FROM ticket";
     /** Start of the lease-checked completion (JdbcTaskLedger.completeReminder). */
     private static final String COMPLETION = "UPDATE background_task SET status = 'COMPLETED'";

@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.it.worker;
 
+import com.teamdesk.tasks.it.support.TaskRequests;
 import static com.teamdesk.tasks.it.worker.WorkerEvents.Kind.COMPLETED;
 import static com.teamdesk.tasks.it.worker.WorkerEvents.Kind.FAILED;
 import static com.teamdesk.tasks.it.worker.WorkerEvents.Kind.RETURNED;
@@ -31,7 +32,6 @@ import com.teamdesk.tasks.queue.WorkerOptions;
 import com.teamdesk.tasks.task.BackgroundTask;
 import com.teamdesk.tasks.task.JdbcTaskLedger;
 import com.teamdesk.tasks.task.Lease;
-import com.teamdesk.tasks.task.NewTaskRequest;
 import com.teamdesk.tasks.task.PausePoint;
 import com.teamdesk.tasks.task.RetryPolicy;
 import com.teamdesk.tasks.task.TaskDispatcher;
@@ -194,7 +194,7 @@ class RealWorkerIT {
     @Test
     void stalledTakeoverReminder() throws Exception {
         UUID ticket = tickets.get(0);
-        setTask(tasks.create(team.staff(), team.id(), new NewTaskRequest("REMINDER", null, null, null,
+        setTask(tasks.create(team.staff(), team.id(), TaskRequests.reminder(
                 ticket.toString(), "Please look at this", "ASSIGNEE")).id());
         Gate aRead = gates.gate(PausePoint.REMINDER_AFTER_LEASE_READ, task, 1);
         gates.fault(PausePoint.REMINDER_AFTER_LEASE_READ, task, 1, () -> new IllegalStateException(READ_ERROR));
@@ -565,9 +565,8 @@ class RealWorkerIT {
 
     /** A TEAM export of the 25 OPEN tickets by a staff member, created and dispatched by the service. */
     private void createExport() {
-        setTask(tasks.create(team.staff(), team.id(), new NewTaskRequest("EXPORT", "TEAM",
-                Json.createObjectBuilder().add("status", Json.createArrayBuilder().add("OPEN")).build(), "UTC",
-                null, null, null)).id());
+        setTask(tasks.create(team.staff(), team.id(), TaskRequests.export("TEAM",
+                Json.createObjectBuilder().add("status", Json.createArrayBuilder().add("OPEN")).build(), "UTC")).id());
     }
 
     private static String openTicketsFilter() {

@@ -1,0 +1,117 @@
+package com.teamdesk.tasks.task;
+
+import com.teamdesk.tasks.task.TaskKindHandler.Accepted;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.Initialized;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The task kinds of the application: every {@link TaskKindHandler} bean, keyed by its
+ * {@link TaskKind}. Checked when the application starts: a kind without a handler, or with two,
+ * fails the deployment ({@link IllegalStateException}) instead of failing its first task.
+ */
+@ApplicationScoped
+public class TaskKinds {
+
+    @Inject
+    Instance<TaskKindHandler<?>> beans;
+
+    private volatile Map<TaskKind, TaskKindHandler<?>> byKind;
+
+    /** Builds and checks the index at startup, so that a missing handler stops the deployment. */
+    void check(@Observes @Initialized(ApplicationScoped.class) Object ignored) {
+        handlers();
+    }
+
+    /**
+     * Indexes handlers by kind.
+     *
+     * @return one handler per {@link TaskKind}, in the enum's order
+     * @throws IllegalStateException when a kind has no handler or more than one
+     */
+    public static Map<TaskKind, TaskKindHandler<?>> index(Iterable<? extends TaskKindHandler<?>> handlers) {
+        Map<TaskKind, TaskKindHandler<?>> map = new EnumMap<>(TaskKind.class);
+        List<String> problems = new ArrayList<>();
+        for (TaskKindHandler<?> h : handlers) {
+            TaskKindHandler<?> earlier = map.putIfAbsent(h.kind(), h);
+            if (earlier != null) {
+                problems.add(h.kind() + " has two handlers: " + earlier.getClass().getName() + " and " + h.getClass().getName());
+            }
+        }
+        for (TaskKind k : TaskKind.values()) {
+            if (!map.containsKey(k)) {
+                problems.add(k + " has no handler");
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new IllegalStateException("task kinds: " + String.join("; ", problems)
+                    + " (every TaskKind needs exactly one TaskKindHandler bean)");
+        }
+        return Collections.unmodifiableMap(map);
+    }
+
+    /** @return the handler of {@code kind} (never null: checked at startup) */
+    public TaskKindHandler<?> handler(TaskKind kind) {
+        return handlers().get(kind);
+    }
+
+    /**
+     * @return the fields a create body may hold: {@code kind}, every kind's own fields (in the
+     *         order of {@link TaskKind}), {@code runAt}
+     */
+    public List<RequestField> requestFields() {
+        Set<RequestField> fields = new LinkedHashSet<>();
+        fields.add(NewTaskRequest.KIND);
+        for (TaskKindHandler<?> h : handlers().values()) {
+            fields.addAll(h.requestFields());
+        }
+        fields.add(NewTaskRequest.RUN_AT);
+        return List.copyOf(fields);
+    }
+
+    /**
+     * Lets the kind's handler parse and validate a request.
+     *
+     * @return the scope and the parameters in their stored JSON form
+     * @see TaskKindHandler#accept
+     */
+    public Accepted<String> accept(TaskKind kind, NewTaskRequest request, Caller caller) {
+        return accept(handler(kind), request, caller);
+    }
+
+    /**
+     * Runs an execution with its kind's handler, on the parameters stored in its row.
+     *
+     * @see TaskKindHandler#run
+     */
+    public void run(Execution execution) throws Exception {
+        run(handler(execution.task().kind()), execution);
+    }
+
+    private static <P> Accepted<String> accept(TaskKindHandler<P> h, NewTaskRequest request, Caller caller) {
+        Accepted<P> a = h.accept(request, caller);
+        return new Accepted<>(a.scope(), h.store(a.params()));
+    }
+
+    private static <P> void run(TaskKindHandler<P> h, Execution execution) throws Exception {
+        h.run(execution, h.load(execution.task().params()));
+    }
+
+    private Map<TaskKind, TaskKindHandler<?>> handlers() {
+        Map<TaskKind, TaskKindHandler<?>> map = byKind;
+        if (map == null) {
+            map = index(beans);
+            byKind = map;
+        }
+        return map;
+    }
+}

@@ -1,0 +1,88 @@
+package com.teamdesk.tasks.task.export;
+
+import com.teamdesk.tasks.common.ForbiddenException;
+import com.teamdesk.tasks.common.InvalidInputException;
+import com.teamdesk.tasks.task.Caller;
+import com.teamdesk.tasks.task.Execution;
+import com.teamdesk.tasks.task.NewTaskRequest;
+import com.teamdesk.tasks.task.RequestField;
+import com.teamdesk.tasks.task.TaskKind;
+import com.teamdesk.tasks.task.TaskKindHandler;
+import com.teamdesk.tasks.task.TaskRejected;
+import com.teamdesk.tasks.task.TaskRejected.Reason;
+import com.teamdesk.tasks.task.TaskScope;
+import com.teamdesk.tasks.team.TicketFilter;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.List;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * The EXPORT kind (R13): a CSV of the team's tickets matching {@code filters}. Request
+ * {@code {kind, scope?, filters?, timeZone?, runAt?}}; the parameters are the validated
+ * {@link TicketFilter} with its time zone. A customer may only export what they see
+ * ({@code SELF}); {@code TEAM} is for staff and owners (R15). Runs in {@link ExportRunner}.
+ */
+@ApplicationScoped
+public class ExportHandler implements TaskKindHandler<TicketFilter> {
+
+    @Inject
+    ExportRunner runner;
+
+    @Inject
+    @ConfigProperty(name = "teamdesk.task.export.timeout-ms", defaultValue = "600000")
+    long timeoutMs;
+
+    @Override
+    public TaskKind kind() {
+        return TaskKind.EXPORT;
+    }
+
+    @Override
+    public List<RequestField> requestFields() {
+        return List.of(RequestField.text("scope"), RequestField.object("filters"), RequestField.text("timeZone"));
+    }
+
+    /**
+     * @throws InvalidInputException ({@code task.invalid}) a bad scope; ({@code filters.invalid}) bad
+     *                               filters or time zone
+     * @throws ForbiddenException    ({@code task.scope_forbidden}) a TEAM-scope export by a customer
+     */
+    @Override
+    public Accepted<TicketFilter> accept(NewTaskRequest request, Caller caller) {
+        TaskScope scope = NewTaskRequest.enumValue(TaskScope.class, request.text("scope"), "scope", TaskScope.SELF);
+        if (scope == TaskScope.TEAM && !caller.role().isStaff()) {
+            throw new ForbiddenException("task.scope_forbidden", "Only staff and owners may export the whole team.");
+        }
+        return new Accepted<>(scope, TicketFilter.fromJson(request.object("filters"), request.text("timeZone")));
+    }
+
+    @Override
+    public String store(TicketFilter params) {
+        return params.toJson();
+    }
+
+    /** @throws TaskRejected ({@code INVALID_FILTERS}: "the export filters are not valid") */
+    @Override
+    public TicketFilter load(String stored) {
+        return TaskRejected.unlessInvalid(Reason.INVALID_FILTERS, () -> TicketFilter.fromStoredJson(stored));
+    }
+
+    @Override
+    public void run(Execution execution, TicketFilter params) throws Exception {
+        runner.run(execution);
+    }
+
+    /** @return {@code teamdesk.task.export.timeout-ms} (default 10 min, R26) */
+    @Override
+    public Duration runTimeout() {
+        return Duration.ofMillis(timeoutMs);
+    }
+
+    /** @return true: a completed export offers its CSV for 24 h (R13) */
+    @Override
+    public boolean offersFile() {
+        return true;
+    }
+}

@@ -1,0 +1,107 @@
+package com.teamdesk.tasks.task.reminder;
+
+import com.teamdesk.tasks.common.InvalidInputException;
+import com.teamdesk.tasks.common.NotFoundException;
+import com.teamdesk.tasks.platform.Transactions;
+import com.teamdesk.tasks.platform.TxSite;
+import com.teamdesk.tasks.task.Caller;
+import com.teamdesk.tasks.task.Execution;
+import com.teamdesk.tasks.task.NewTaskRequest;
+import com.teamdesk.tasks.task.RequestField;
+import com.teamdesk.tasks.task.TaskKind;
+import com.teamdesk.tasks.task.TaskKindHandler;
+import com.teamdesk.tasks.task.TaskRejected;
+import com.teamdesk.tasks.task.TaskRejected.Reason;
+import com.teamdesk.tasks.task.TaskScope;
+import com.teamdesk.tasks.team.Ticket;
+import com.teamdesk.tasks.team.TicketService;
+import com.teamdesk.tasks.team.TicketStatus;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.List;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * The REMINDER kind (R14): notifications about a ticket to its assignee or the team's staff.
+ * Request {@code {kind, ticketId, message, recipients?, runAt?}}; the parameters are
+ * {@link ReminderParams}. The scope follows the caller's role: TEAM for staff and owners, SELF for
+ * a customer (who may only remind about tickets they see).
+ *
+ * <p>A run: the claim happened outside the team lock (in the processor); here the whole chain runs
+ * in {@link ReminderTransaction}, inside a transaction begun by {@link Transactions} on this worker
+ * thread (an EJB {@code REQUIRES_NEW} boundary: the only kind Payara enlists connections in on these
+ * threads, docs/reminders.md), then progress 100 is reported to the queue (R12: if only that report
+ * fails, the ledger stays COMPLETED).
+ */
+@ApplicationScoped
+public class ReminderHandler implements TaskKindHandler<ReminderParams> {
+
+    @Inject
+    ReminderTransaction transaction;
+
+    @Inject
+    Transactions transactions;
+
+    @Inject
+    TicketService tickets;
+
+    @Inject
+    @ConfigProperty(name = "teamdesk.task.reminder.timeout-ms", defaultValue = "60000")
+    long timeoutMs;
+
+    @Override
+    public TaskKind kind() {
+        return TaskKind.REMINDER;
+    }
+
+    @Override
+    public List<RequestField> requestFields() {
+        return List.of(RequestField.text("ticketId"), RequestField.text("message"), RequestField.text("recipients"));
+    }
+
+    /**
+     * @throws InvalidInputException ({@code reminder.invalid}) a bad ticketId, message or recipients;
+     *                               ({@code reminder.ticket_closed}) the ticket is closed;
+     *                               ({@code reminder.no_assignee}) ASSIGNEE of a ticket without one
+     * @throws NotFoundException     ({@code ticket.not_found}) the ticket is not in the team or not
+     *                               visible to the caller
+     */
+    @Override
+    public Accepted<ReminderParams> accept(NewTaskRequest request, Caller caller) {
+        ReminderParams p = ReminderParams.validate(request.text("ticketId"), request.text("message"),
+                request.text("recipients"));
+        Ticket ticket = tickets.get(caller.userId(), caller.teamId(), p.ticketId());
+        if (ticket.getStatus() == TicketStatus.CLOSED) {
+            throw new InvalidInputException("reminder.ticket_closed", "The ticket is closed.");
+        }
+        if (p.recipients() == ReminderParams.Recipients.ASSIGNEE && ticket.getAssigneeId() == null) {
+            throw new InvalidInputException("reminder.no_assignee", "The ticket has no assignee to remind.");
+        }
+        return new Accepted<>(caller.role().isStaff() ? TaskScope.TEAM : TaskScope.SELF, p);
+    }
+
+    @Override
+    public String store(ReminderParams params) {
+        return params.toJson();
+    }
+
+    /** @throws TaskRejected ({@code INVALID_REMINDER}: "the reminder parameters are not valid") */
+    @Override
+    public ReminderParams load(String stored) {
+        return TaskRejected.unlessInvalid(Reason.INVALID_REMINDER, () -> ReminderParams.fromJson(stored));
+    }
+
+    @Override
+    public void run(Execution execution, ReminderParams params) {
+        transactions.inNewTransaction(TxSite.WORKER,
+                () -> transaction.apply(execution.lease(), execution.task(), params));
+        execution.reportCompletedToQueue();
+    }
+
+    /** @return {@code teamdesk.task.reminder.timeout-ms} (default 1 min, R26) */
+    @Override
+    public Duration runTimeout() {
+        return Duration.ofMillis(timeoutMs);
+    }
+}

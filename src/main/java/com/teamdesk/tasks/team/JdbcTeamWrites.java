@@ -1,0 +1,140 @@
+package com.teamdesk.tasks.team;
+
+import com.teamdesk.tasks.platform.Jdbc;
+import com.teamdesk.tasks.platform.SchemaMigration;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.json.JsonObject;
+import jakarta.transaction.Transactional;
+import jakarta.transaction.Transactional.TxType;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/**
+ * The team's writes made by other packages (a reminder, a ticket's closing), and the reads made
+ * under the team lock, through JDBC. Every method joins the caller's JTA transaction
+ * ({@code MANDATORY}: outside one it throws {@link jakarta.transaction.TransactionalException}),
+ * so the caller decides what commits together (R14, R24). Each write is one statement; a count
+ * that cannot be right throws {@link IllegalStateException}, as does an SQL error.
+ */
+@ApplicationScoped
+@Transactional(TxType.MANDATORY)
+public class JdbcTeamWrites {
+
+    @Resource(lookup = SchemaMigration.DATASOURCE)
+    DataSource dataSource;
+
+    /**
+     * A ticket as read under its row lock.
+     *
+     * @param status      its status
+     * @param assigneeId  its assignee, or null
+     * @param requesterId who asked
+     */
+    public record LockedTicket(TicketStatus status, UUID assigneeId, UUID requesterId) {
+    }
+
+    /**
+     * Takes the team lock until the transaction ends: the team row {@code FOR NO KEY UPDATE}. It
+     * protects the team's tickets, memberships and reminders (R14); a ticket change and a
+     * reminder's version bump never interleave. A missing team locks nothing.
+     */
+    public void lockTeam(UUID teamId) {
+        run("team lock", "SELECT 1 FROM team WHERE id = ? FOR NO KEY UPDATE", teamId);
+    }
+
+    /**
+     * Locks a ticket of the team {@code FOR UPDATE} and reads it.
+     *
+     * @return its state, or empty when no such ticket is in the team
+     */
+    public Optional<LockedTicket> lockTicket(UUID ticketId, UUID teamId) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT status, assignee_id, requester_id FROM ticket WHERE id = ? AND team_id = ? FOR UPDATE")) {
+            Jdbc.bind(ps, 1, ticketId, teamId);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(new LockedTicket(TicketStatus.valueOf(rs.getString(1)), Jdbc.uuid(rs, 2),
+                        Jdbc.uuid(rs, 3))) : Optional.empty();
+            }
+        } catch (SQLException e) {
+            throw failed("ticket lock", e);
+        }
+    }
+
+    /** @return the STAFF and OWNER members of the team, by user id (read in the caller's transaction) */
+    public List<UUID> staffIds(UUID teamId) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT user_id FROM membership WHERE team_id = ? AND role IN ('OWNER', 'STAFF') ORDER BY user_id")) {
+            Jdbc.bind(ps, 1, teamId);
+            try (ResultSet rs = ps.executeQuery()) {
+                List<UUID> out = new ArrayList<>();
+                while (rs.next()) {
+                    out.add(Jdbc.uuid(rs, 1));
+                }
+                return out;
+            }
+        } catch (SQLException e) {
+            throw failed("staff read", e);
+        }
+    }
+
+    /**
+     * Bumps a ticket's {@code version} by one and moves its {@code updatedAt}.
+     *
+     * @throws IllegalStateException when the ticket does not exist (callers hold its lock)
+     */
+    public void bumpVersion(UUID ticketId, Instant now) {
+        if (run("version bump", "UPDATE ticket SET version = version + 1, updated_at = ? WHERE id = ?", now,
+                ticketId) != 1) {
+            throw new IllegalStateException("ticket " + ticketId + " vanished under the team lock");
+        }
+    }
+
+    /**
+     * Adds a notification, at most one per (task, recipient): a replay adds nothing.
+     *
+     * @return true when it was added, false when that task had already notified that recipient
+     */
+    public boolean addNotification(UUID teamId, UUID recipientId, UUID taskId, UUID ticketId, String message,
+            Instant now) {
+        return run("notification insert", "INSERT INTO notification (id, team_id, recipient_id, task_id, ticket_id,"
+                + " message, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (task_id, recipient_id) DO NOTHING",
+                UUID.randomUUID(), teamId, recipientId, taskId, ticketId, message, now) == 1;
+    }
+
+    /**
+     * Appends one event to the team's audit log.
+     *
+     * @param kind     e.g. {@code ticket.reminder_sent}
+     * @param ticketId the ticket concerned, or null
+     * @param actorId  who caused it
+     * @param taskId   the task concerned, or null
+     * @param payload  details, stored as {@code jsonb}
+     */
+    public void appendSystemEvent(UUID teamId, String kind, UUID ticketId, UUID actorId, UUID taskId,
+            JsonObject payload, Instant at) {
+        run("system event insert", "INSERT INTO system_event (team_id, kind, ticket_id, actor_id, task_id, payload,"
+                + " created_at) VALUES (?, ?, ?, ?, ?, ?::jsonb, ?)", teamId, kind, ticketId, actorId, taskId,
+                payload.toString(), at);
+    }
+
+    private int run(String what, String sql, Object... args) {
+        try (Connection c = dataSource.getConnection()) {
+            return Jdbc.update(c, sql, args);
+        } catch (SQLException e) {
+            throw failed(what, e);
+        }
+    }
+
+    private static IllegalStateException failed(String what, SQLException e) {
+        return new IllegalStateException(what + " failed: " + e.getMessage(), e);
+    }
+}
