@@ -54,15 +54,39 @@ public class JdbcTaskLedger {
     RunTimeouts timeouts;
 
     /**
-     * A new task as created by {@link TaskService}: WAITING, run 0, not dispatched.
+     * A new task as created by {@link TaskService}: WAITING, run 0, one INSERT that returns the row.
+     * When {@code dispatched}, the row is marked handed to the queue at {@code now} in the same
+     * statement (R18); the caller adds the queue job after its transaction committed, so a worker never
+     * finds a job whose row it cannot yet see or must wait to lock (issue 16).
      *
      * @param paramsJson the kind's parameters ({@link TaskKindHandler#store}), into column {@code filters}
+     * @return the row as inserted
      */
-    public void insert(UUID id, TaskKind kind, UUID teamId, UUID ownerId, TaskScope scope, String paramsJson,
+    public BackgroundTask insert(UUID id, TaskKind kind, UUID teamId, UUID ownerId, TaskScope scope, String paramsJson,
+            Instant runAt, Instant now, boolean dispatched) {
+        return queryOne("INSERT INTO background_task (id, kind, team_id, owner_id, scope, filters, status, run, attempts,"
+                + " progress, dispatched_at, run_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?::jsonb, 'WAITING', 0,"
+                + " 0, 0, ?, ?, ?, ?) RETURNING " + COLUMNS, id, kind.name(), teamId, ownerId, scope.name(), paramsJson,
+                dispatched ? now : null, runAt, now, now)
+                .orElseThrow(() -> new IllegalStateException("INSERT … RETURNING returned no row"));
+    }
+
+    /** A new task, not marked dispatched: {@link #insert(UUID, TaskKind, UUID, UUID, TaskScope, String, Instant, Instant, boolean)}. */
+    public BackgroundTask insert(UUID id, TaskKind kind, UUID teamId, UUID ownerId, TaskScope scope, String paramsJson,
             Instant runAt, Instant now) {
-        update("INSERT INTO background_task (id, kind, team_id, owner_id, scope, filters, status, run, attempts,"
-                + " progress, run_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?::jsonb, 'WAITING', 0, 0, 0, ?, ?, ?)",
-                1, "insert", id, kind.name(), teamId, ownerId, scope.name(), paramsJson, runAt, now, now);
+        return insert(id, kind, teamId, ownerId, scope, paramsJson, runAt, now, false);
+    }
+
+    /**
+     * R18: takes back the dispatch mark of a run whose queue job could not be added after its creating
+     * transaction committed, so that the dispatch sweep adds it; only while the run still waits with
+     * exactly that mark. One statement.
+     *
+     * @return true when the mark was cleared
+     */
+    public boolean undispatch(TaskJobId job, Instant dispatchedAt) {
+        return update("UPDATE background_task SET dispatched_at = NULL WHERE id = ? AND run = ? AND status = 'WAITING'"
+                + " AND dispatched_at = ?", -1, "undispatch", job.taskId(), job.run(), dispatchedAt) == 1;
     }
 
     /** @return the row, or empty when no task has this id */

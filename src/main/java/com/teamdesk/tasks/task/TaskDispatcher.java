@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -67,6 +68,28 @@ public class TaskDispatcher {
     public void dispatchNow(UUID taskId) {
         Instant now = clock.instant();
         handOver(ledger.lockDueForDispatch(now, 1, taskId), now);
+    }
+
+    /**
+     * R18 for a run its creating transaction committed already marked dispatched at {@code dispatchedAt}:
+     * adds its queue job now that workers can see and claim the row without waiting for any lock. When
+     * the add fails (Redis unreachable) the mark is taken back so that the dispatch sweep adds it; if even
+     * that fails, reconciliation (R20) finds the dispatched run without a job and adds it. Never throws.
+     */
+    public void addCommitted(TaskJobId job, Instant dispatchedAt) {
+        try {
+            AddResult r = queue.add(job.toString(), payload(job), policy.jobOptions());
+            if (r == AddResult.DUPLICATE) {
+                LOG.fine(() -> "task.dispatch " + job + ": the queue has it already (R2)");
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "task.dispatch deferred to the sweep for " + job + ": " + e);
+            try {
+                ledger.undispatch(job, dispatchedAt);
+            } catch (RuntimeException again) {
+                LOG.log(Level.WARNING, "task.dispatch of " + job + " left to reconciliation (R20): " + again);
+            }
+        }
     }
 
     /**

@@ -128,24 +128,29 @@ public class TaskService {
         TaskKindHandler.Accepted<String> accepted = kinds.accept(kind, req, new Caller(callerId, teamId, role));
         Instant runAt = runAt(req.runAt(), now);
         UUID id = UUID.randomUUID();
-        Optional<IdempotencyKeys.Stored> raced = transactions.inNewTransaction(TxSite.REQUEST, () -> {
+        boolean dueNow = !runAt.isAfter(now);
+        Created created = transactions.inNewTransaction(TxSite.REQUEST, () -> {
             if (idem != null) {
                 Optional<IdempotencyKeys.Stored> earlier = keys.record(idem, id, ACCEPTED, now);
                 if (earlier.isPresent()) {
-                    return earlier;
+                    return new Created(null, earlier.get());
                 }
             }
-            ledger.insert(id, kind, teamId, callerId, accepted.scope(), accepted.params(), runAt, now);
-            return Optional.<IdempotencyKeys.Stored>empty();
+            return new Created(ledger.insert(id, kind, teamId, callerId, accepted.scope(), accepted.params(), runAt, now,
+                    dueNow), null);
         });
-        if (raced.isPresent()) {
-            return replay(raced.get());
+        if (created.raced() != null) {
+            return replay(created.raced());
         }
         metrics.created(kind);
-        if (!runAt.isAfter(now)) {
-            dispatchNow(id);
+        if (dueNow) {
+            dispatcher.addCommitted(TaskJobId.of(id, 0), now); // after the commit: R18 (issue 16)
         }
-        return new Submitted(ledger.find(id).orElseThrow(), ACCEPTED, false);
+        return new Submitted(created.task(), ACCEPTED, false);
+    }
+
+    /** What the creating transaction did: inserted {@code task}, or found the key {@code raced} by an earlier request. */
+    private record Created(BackgroundTask task, IdempotencyKeys.Stored raced) {
     }
 
     /**

@@ -126,6 +126,30 @@ class JdbcTaskLedgerTest {
         assertEquals(pst, done.updatedAt());
     }
 
+    /**
+     * Issue 16's request path: the INSERT returns the row it wrote, marked dispatched when the task is due;
+     * a failed queue add takes exactly that mark back (and nothing else), so the dispatch sweep finds it.
+     */
+    @Test
+    void anInsertReturnsItsRowMarkedDispatchedAndOnlyThatMarkIsTakenBack() {
+        UUID id = UUID.randomUUID();
+        BackgroundTask row = ledger.insert(id, TaskKind.EXPORT, team, owner, TaskScope.TEAM, "{\"status\": [\"OPEN\"]}",
+                T0, T0, true);
+        assertEquals(ledger.find(id).orElseThrow(), row, "the RETURNING row is the stored row");
+        assertEquals(T0, row.dispatchedAt());
+        assertEquals(List.of(), ledger.lockDueForDispatch(T0.plusSeconds(1), 10, null), "dispatched: not for the sweep");
+        TaskJobId job = TaskJobId.of(id, 0);
+        assertFalse(ledger.undispatch(job, T0.plusNanos(1000)), "another mark is not taken back");
+        assertTrue(ledger.undispatch(job, T0));
+        assertNull(ledger.find(id).orElseThrow().dispatchedAt());
+        assertEquals(List.of(job), ledger.lockDueForDispatch(T0.plusSeconds(1), 10, null), "the sweep adds it");
+        assertFalse(ledger.undispatch(job, T0), "nothing left to take back");
+
+        UUID later = UUID.randomUUID();
+        assertNull(ledger.insert(later, TaskKind.EXPORT, team, owner, TaskScope.TEAM, "{}", T0.plusSeconds(60), T0, false)
+                .dispatchedAt(), "a scheduled task waits for the sweep");
+    }
+
     @Test
     void claimTakesAWaitingOrRunningRowOfItsRunOnly() {
         UUID id = insert(T0, T0);
