@@ -287,4 +287,28 @@ class CopyCsvIdentityTest {
                 ZoneOffset.UTC);
         assertTrue(assertIdentical(oddTeam, null, one, 500) > 100, "the text filter matched the ticket holding it");
     }
+
+    /**
+     * What the per-row callback throws (a lost lease, R8/R23) ends the COPY mid-stream and propagates;
+     * the rest of the COPY is read out, so the pooled connection is usable again afterwards.
+     */
+    @Test
+    void anErrorInsideTheCopyEndsItAndLeavesTheConnectionUsable() throws Exception {
+        CopyCsv csv = new CopyCsv(new ByteArrayOutputStream(), ZoneOffset.UTC);
+        int[] rows = {0};
+        IllegalStateException thrown = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> csv.copy(shared, reader.batchQuery(CopyCsv.COLUMNS, DEMO_TEAM, null, filter(ZoneOffset.UTC), null,
+                        null, 3000), () -> {
+                            if (++rows[0] == 3) {
+                                throw new IllegalStateException("lease lost");
+                            }
+                        }));
+        assertEquals("lease lost", thrown.getMessage());
+        assertEquals(3, rows[0], "no row after the failure");
+        try (Statement st = shared.createStatement(); java.sql.ResultSet rs = st.executeQuery("SELECT 42")) {
+            assertTrue(rs.next());
+            assertEquals(42, rs.getInt(1));
+        }
+        assertTrue(assertIdentical(DEMO_TEAM, null, filter(ZoneOffset.UTC), 500) > 500_000, "a full export after it");
+    }
 }
