@@ -79,7 +79,7 @@ public class JdbcTicketReader {
      * {@code E'...'} literals, so the statement is safe whatever the client sent.
      *
      * @param columns the select list, over the aliases {@code t} (ticket), {@code a} (assignee, may be
-     *                all null) and {@code r} (requester)
+     *                all null) and {@code r} (requester); without {@code ?}, which marks an argument
      */
     public String batchQuery(String columns, UUID teamId, UUID visibleTo, TicketFilter filter, Instant afterCreatedAt,
             UUID afterId, int limit) {
