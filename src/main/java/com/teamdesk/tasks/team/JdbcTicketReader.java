@@ -24,6 +24,9 @@ import javax.sql.DataSource;
 @ApplicationScoped
 public class JdbcTicketReader {
 
+    private static final String ROW_COLUMNS = "t.id, t.team_id, t.title, t.body, t.status, t.priority, t.assignee_id,"
+            + " a.username, t.requester_id, r.username, t.created_at, t.updated_at, t.version";
+
     @Resource(lookup = SchemaMigration.DATASOURCE)
     DataSource dataSource;
 
@@ -52,15 +55,7 @@ public class JdbcTicketReader {
      */
     public List<TicketRow> readBatch(UUID teamId, UUID visibleTo, TicketFilter filter, Instant afterCreatedAt,
             UUID afterId, int limit) {
-        Sql sql = where(new Sql("SELECT t.id, t.team_id, t.title, t.body, t.status, t.priority, t.assignee_id,"
-                + " a.username, t.requester_id, r.username, t.created_at, t.updated_at, t.version FROM ticket t"
-                + " LEFT JOIN app_user a ON a.id = t.assignee_id JOIN app_user r ON r.id = t.requester_id"),
-                teamId, visibleTo, filter);
-        if (afterCreatedAt != null) {
-            sql.and("(t.created_at, t.id) > (?, ?)", at(afterCreatedAt), afterId);
-        }
-        sql.text.append(" ORDER BY t.created_at, t.id LIMIT ?");
-        sql.args.add(limit);
+        Sql sql = batch(ROW_COLUMNS, teamId, visibleTo, filter, afterCreatedAt, afterId, limit);
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = sql.prepare(c);
                 ResultSet rs = ps.executeQuery()) {
             List<TicketRow> out = new ArrayList<>(limit);
@@ -75,6 +70,33 @@ public class JdbcTicketReader {
         } catch (SQLException e) {
             throw new IllegalStateException("ticket read failed: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The same keyset batch as {@link #readBatch} (same filter, order and limit) as one SELECT with
+     * every argument written as an SQL literal, for {@code COPY (SELECT ...) TO STDOUT}, which takes
+     * no bind parameters (the export, R13). Text arguments (the search text) are escaped as
+     * {@code E'...'} literals, so the statement is safe whatever the client sent.
+     *
+     * @param columns the select list, over the aliases {@code t} (ticket), {@code a} (assignee, may be
+     *                all null) and {@code r} (requester); without {@code ?}, which marks an argument
+     */
+    public String batchQuery(String columns, UUID teamId, UUID visibleTo, TicketFilter filter, Instant afterCreatedAt,
+            UUID afterId, int limit) {
+        return batch(columns, teamId, visibleTo, filter, afterCreatedAt, afterId, limit).inline();
+    }
+
+    private static Sql batch(String columns, UUID teamId, UUID visibleTo, TicketFilter filter, Instant afterCreatedAt,
+            UUID afterId, int limit) {
+        Sql sql = where(new Sql("SELECT " + columns + " FROM ticket t"
+                + " LEFT JOIN app_user a ON a.id = t.assignee_id JOIN app_user r ON r.id = t.requester_id"),
+                teamId, visibleTo, filter);
+        if (afterCreatedAt != null) {
+            sql.and("(t.created_at, t.id) > (?, ?)", at(afterCreatedAt), afterId);
+        }
+        sql.text.append(" ORDER BY t.created_at, t.id LIMIT ?");
+        sql.args.add(limit);
+        return sql;
     }
 
     private static Sql where(Sql sql, UUID teamId, UUID visibleTo, TicketFilter f) {
@@ -133,5 +155,80 @@ public class JdbcTicketReader {
             }
             return ps;
         }
+
+        /** @return the statement with each {@code ?} replaced by its argument as an SQL literal */
+        String inline() {
+            StringBuilder out = new StringBuilder(text.length() + 64 * args.size());
+            int arg = 0;
+            for (int i = 0; i < text.length(); i++) {
+                char ch = text.charAt(i);
+                if (ch == '?') {
+                    literal(out, args.get(arg++));
+                } else {
+                    out.append(ch);
+                }
+            }
+            if (arg != args.size()) {
+                throw new IllegalStateException(args.size() + " arguments for " + arg + " placeholders");
+            }
+            return out.toString();
+        }
+
+        private static void literal(StringBuilder out, Object a) {
+            if (a instanceof UUID u) {
+                out.append('\'').append(u).append("'::uuid");
+            } else if (a instanceof OffsetDateTime t) {
+                out.append('\'').append(timestampLiteral(t.toInstant())).append("'::timestamptz");
+            } else if (a instanceof Integer n) {
+                out.append(n.intValue());
+            } else if (a instanceof String str) {
+                stringLiteral(out, str);
+            } else if (a instanceof String[] arr) {
+                out.append("ARRAY[");
+                for (int i = 0; i < arr.length; i++) {
+                    if (i > 0) {
+                        out.append(',');
+                    }
+                    stringLiteral(out, arr[i]);
+                }
+                out.append("]::text[]");
+            } else {
+                throw new IllegalArgumentException("no SQL literal for " + (a == null ? "null" : a.getClass().getName()));
+            }
+        }
+    }
+
+    /**
+     * Appends {@code s} as an escape-string literal {@code E'...'}: quotes and backslashes doubled,
+     * which reads back as {@code s} whatever {@code standard_conforming_strings} says.
+     *
+     * @throws IllegalArgumentException when {@code s} holds a NUL character (no PostgreSQL text can)
+     */
+    static void stringLiteral(StringBuilder out, String s) {
+        out.append("E'");
+        for (int i = 0; i < s.length(); i++) {
+            char ch = s.charAt(i);
+            if (ch == '\0') {
+                throw new IllegalArgumentException("NUL character in an SQL text argument");
+            }
+            if (ch == '\'' || ch == '\\') {
+                out.append(ch);
+            }
+            out.append(ch);
+        }
+        out.append('\'');
+    }
+
+    /**
+     * @return the instant as PostgreSQL reads a {@code timestamptz} literal, to the microsecond: ISO
+     *         8601 in UTC, years before 1 as {@code ... BC} and after 9999 with five or more digits
+     */
+    static String timestampLiteral(Instant i) {
+        OffsetDateTime t = i.atOffset(ZoneOffset.UTC);
+        int year = t.getYear();
+        String rest = String.format(java.util.Locale.ROOT, "-%02d-%02d %02d:%02d:%02d.%06d+00", t.getMonthValue(),
+                t.getDayOfMonth(), t.getHour(), t.getMinute(), t.getSecond(), t.getNano() / 1000);
+        return year >= 1 ? String.format(java.util.Locale.ROOT, "%04d", year) + rest
+                : String.format(java.util.Locale.ROOT, "%04d", 1 - year) + rest + " BC";
     }
 }

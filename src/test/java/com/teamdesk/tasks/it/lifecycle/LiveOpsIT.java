@@ -77,6 +77,8 @@ class LiveOpsIT {
         env.put("TEAMDESK_REDIS_PREFIX", prefix);
         env.put("TEAMDESK_TIMERS_ENABLED", "true");
         env.put("TEAMDESK_EXPORT_BATCH_SIZE", "7");
+        // The stream test follows the progress of each batch (issue 16 writes it about once a second otherwise).
+        env.put("TEAMDESK_EXPORT_PROGRESS_EVERY_BATCH", "true");
         env.put("TEAMDESK_EVENTS_MAX_STREAMS_PER_USER", "2");
         env.put("TEAMDESK_EVENTS_KEEP_ALIVE_MS", "500");
         a = ServerProcess.start("live-a", env);

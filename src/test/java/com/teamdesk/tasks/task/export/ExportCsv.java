@@ -11,7 +11,9 @@ import org.apache.commons.csv.CSVFormat;
 import org.apache.commons.csv.CSVPrinter;
 
 /**
- * Writes tickets as CSV with Apache Commons CSV: RFC 4180 (CRLF, quotes doubled, cells with
+ * The reference formatter: the export's CSV writer from issue 3 until issue 16, kept as the oracle
+ * that {@link CopyCsv} must match byte for byte ({@code CopyCsvIdentityTest}). Writes tickets as CSV
+ * with Apache Commons CSV: RFC 4180 (CRLF, quotes doubled, cells with
  * commas, quotes or line breaks quoted), a byte-order mark and a header row. Timestamps are
  * ISO-8601 with the offset of the requested zone, to the second. Text cells that a spreadsheet
  * would run as a formula (first character {@code = + - @}, tab or carriage return) get a leading
