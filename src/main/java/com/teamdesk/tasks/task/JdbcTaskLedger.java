@@ -2,6 +2,7 @@ package com.teamdesk.tasks.task;
 
 import com.teamdesk.tasks.platform.Jdbc;
 import com.teamdesk.tasks.platform.SchemaMigration;
+import com.teamdesk.tasks.team.KeysetCursor;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -372,13 +373,7 @@ public class JdbcTaskLedger {
             sql.append(scheduled ? " AND " : " AND NOT ").append("(status = 'WAITING' AND dispatched_at IS NULL AND run_at > ?)");
             args.add(now);
         }
-        if (afterCreatedAt != null) {
-            sql.append(" AND (created_at, id) < (?, ?)");
-            args.add(afterCreatedAt);
-            args.add(afterId);
-        }
-        sql.append(" ORDER BY created_at DESC, id DESC LIMIT ?");
-        args.add(limit);
+        KeysetCursor.appendNewestFirst(sql, args, afterCreatedAt, afterId, limit);
         return query(sql.toString(), args.toArray());
     }
 

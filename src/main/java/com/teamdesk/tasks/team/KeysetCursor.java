@@ -25,6 +25,27 @@ public record KeysetCursor(Instant createdAt, UUID id) {
     }
 
     /**
+     * Ends a newest-first keyset query: {@code AND (created_at, id) < (?, ?)} when there is a position,
+     * then {@code ORDER BY created_at DESC, id DESC LIMIT ?}, adding the bind values in that order.
+     *
+     * @param sql            the query so far (a WHERE clause already begun)
+     * @param args           its bind values so far
+     * @param afterCreatedAt createdAt of the last row already returned, or null for the first page
+     * @param afterId        id of that row (ignored for the first page)
+     * @param limit          rows to read (usually the page size + 1, see {@link #page})
+     */
+    public static void appendNewestFirst(StringBuilder sql, List<Object> args, Instant afterCreatedAt, UUID afterId,
+            int limit) {
+        if (afterCreatedAt != null) {
+            sql.append(" AND (created_at, id) < (?, ?)");
+            args.add(afterCreatedAt);
+            args.add(afterId);
+        }
+        sql.append(" ORDER BY created_at DESC, id DESC LIMIT ?");
+        args.add(limit);
+    }
+
+    /**
      * Makes the page of a keyset list read with one row more than the page holds (limit + 1): the
      * first {@code limit} rows, and the cursor after the last of them when the extra row exists.
      *

@@ -10,6 +10,7 @@ import com.teamdesk.tasks.task.TaskStatus;
 import com.teamdesk.tasks.task.admin.AdminViews.AdminTask;
 import com.teamdesk.tasks.task.admin.AdminViews.Count;
 import com.teamdesk.tasks.task.admin.AdminViews.RunningRun;
+import com.teamdesk.tasks.team.KeysetCursor;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.json.JsonObject;
@@ -78,13 +79,7 @@ public class JdbcTaskAdmin {
         StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM background_task WHERE true");
         List<Object> args = new ArrayList<>();
         where(f, sql, args);
-        if (afterCreatedAt != null) {
-            sql.append(" AND (created_at, id) < (?, ?)");
-            args.add(afterCreatedAt);
-            args.add(afterId);
-        }
-        sql.append(" ORDER BY created_at DESC, id DESC LIMIT ?");
-        args.add(limit);
+        KeysetCursor.appendNewestFirst(sql, args, afterCreatedAt, afterId, limit);
         return query(sql.toString(), JdbcTaskAdmin::task, args.toArray());
     }
 
