@@ -1,6 +1,5 @@
 package com.teamdesk.tasks.it.engine;
 
-import com.teamdesk.tasks.it.support.TaskRequests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,15 +8,11 @@ import com.teamdesk.tasks.it.support.Poll;
 import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.platform.EnlistmentGuard;
 import com.teamdesk.tasks.platform.TxSite;
-import com.teamdesk.tasks.task.TaskService;
 import com.teamdesk.tasks.task.TaskTimers;
 import com.teamdesk.tasks.task.TaskTimers.SweepStatus;
 import jakarta.inject.Inject;
-import java.util.ArrayList;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
@@ -54,8 +49,6 @@ class ProductionTimersIT {
     @Inject
     EngineFixtures fx;
     @Inject
-    TaskService tasks;
-    @Inject
     TaskTimers timers;
     @Inject
     EnlistmentGuard enlistment;
@@ -81,20 +74,18 @@ class ProductionTimersIT {
 
     /**
      * The dispatch sweep fails three ticks in a row (UPDATE on the ledger revoked: its {@code FOR UPDATE}
-     * is refused); tasks created meanwhile stay undispatched. When the privilege is back, the next tick
-     * dispatches them: the timer was never expunged.
+     * is refused); due rows that appear meanwhile (scheduled tasks coming due) stay undispatched. When the
+     * privilege is back, the next tick dispatches them: the timer was never expunged. (Since issue 16 a task
+     * created due through the API is marked dispatched by its INSERT and needs no sweep, so the rows are
+     * inserted as the sweep finds them.)
      */
     @Test
     void consecutiveFailedDispatchSweepsDoNotKillTheTimer() throws InterruptedException {
         EngineFixtures.TestTeam team = fx.newTeam();
         long failuresBefore = timers.status("dispatch").failures();
-        List<UUID> created = new ArrayList<>();
         fx.exec("REVOKE UPDATE ON background_task FROM CURRENT_USER");
         try {
-            for (int i = 0; i < 3; i++) {
-                created.add(tasks.create(team.staff(), team.id(),
-                        TaskRequests.export("TEAM", null, "UTC")).id());
-            }
+            insertRows(team, 3, "WAITING");
             await(() -> timers.status("dispatch").failures() >= failuresBefore + 3,
                     "the dispatch sweep did not fail three times: " + timers.status("dispatch"));
             assertEquals(3, fx.count("SELECT count(*) FROM background_task WHERE team_id = ? AND dispatched_at IS NULL",
