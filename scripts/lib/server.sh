@@ -87,11 +87,13 @@ wait_healthy() {
         # Payara Micro can log "ready" (and run the worker) although its HTTP listener failed to start
         # (issue 10: "GrizzlyProxy is NULL", about one start in 55 with two instances starting together).
         # /health can then never answer: stop it now rather than after the whole timeout.
-        if grep -q -E 'GrizzlyProxy is NULL|java\.net\.BindException' "$LOG_FILE" 2>/dev/null; then
+        # Payara Micro 6.2025.10 can also fail its own boot (an HK2 race creating HealthCheckService),
+        # log "Failed to start, exiting" and then hang instead of exiting: same treatment.
+        if grep -q -E 'GrizzlyProxy is NULL|java\.net\.BindException|Failed to start, exiting' "$LOG_FILE" 2>/dev/null; then
             show_log_tail
             info "stopping the server whose HTTP listener failed (pid $pid)" >&2
             stop_server >&2 || true
-            die "Payara Micro's HTTP listener on port $PORT failed to start (see the log above); the server was stopped.
+            die "Payara Micro failed to start (its HTTP listener on port $PORT, or its boot; see the log above); the server was stopped.
        Start it again; if the port is taken, choose another: TEAMDESK_PORT=8081 ./teamdesk up"
         fi
         if ! kill -0 "$pid" 2>/dev/null; then
