@@ -47,7 +47,15 @@ public final class P5Sweeps {
             + " AND updated_at < ? ORDER BY updated_at LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING id, run";
     static final String LOCK_DISPATCHED_WAITING = "SELECT id, run FROM background_task WHERE status = 'WAITING' AND dispatched_at IS NOT NULL"
             + " AND updated_at < ? ORDER BY updated_at LIMIT ? FOR UPDATE SKIP LOCKED";
+    static final String RETENTION_DELETE = "DELETE FROM background_task WHERE id IN (SELECT id FROM background_task"
+            + " WHERE status IN ('COMPLETED', 'FAILED', 'CANCELLED') AND updated_at < ?"
+            + " AND NOT (status = 'CANCELLED' AND dispatched_at IS NOT NULL)"
+            + " ORDER BY updated_at LIMIT ? FOR UPDATE SKIP LOCKED)";
     // -------------------------------------------------------------------------------------------
+
+    /** teamdesk.retention.batch-size default (issue 17) and teamdesk.retention.max-age-days. */
+    static final int RETENTION_BATCH = 500;
+    static final long RETENTION_DAYS = 90;
 
     /** Since be43475 the sweep marks the whole batch with this one statement (JdbcTaskLedger.markDispatched(List)). */
     static final String MARK_DISPATCHED_BATCH = "UPDATE background_task t SET dispatched_at = ?, updated_at = ?"
@@ -62,6 +70,7 @@ public final class P5Sweeps {
     private final int runs;
     private final List<UUID> dueRows = new ArrayList<>();
     private final List<UUID> runningRows = new ArrayList<>();
+    private final List<UUID> oldRows = new ArrayList<>();
 
     private P5Sweeps(Connection c, int runs) {
         this.c = c;
@@ -102,6 +111,10 @@ public final class P5Sweeps {
         }
         out.append(',');
         reconcileScenario();
+        for (int k : new int[] {0, 20}) {
+            out.append(',');
+            retentionScenario(k);
+        }
         out.append("]}");
         // leave the data as generated: all due rows undispatched, stale rows stale
         setDue(BATCH);
@@ -300,6 +313,44 @@ public final class P5Sweeps {
             }
         }
         report("reconcile", 0, ms, plans(LOCK_DISPATCHED_WAITING, Instant.now().minusMillis(STALL_MS), BATCH), List.of());
+    }
+
+    // ---- ledger retention (issue 17, R29) ----
+
+    /**
+     * Exactly {@code k} COMPLETED rows are older than the 90-day cutoff; one retention batch deletes them
+     * (timed), then the transaction is rolled back so every run sees the same ledger.
+     */
+    private void retentionScenario(int k) throws SQLException {
+        if (oldRows.isEmpty()) {
+            oldRows.addAll(ids("SELECT id FROM background_task WHERE status = 'COMPLETED' AND result_csv IS NULL"
+                    + " ORDER BY id LIMIT 20"));
+        }
+        exec("UPDATE background_task SET updated_at = now() - interval '100 days' WHERE id = ANY(?)",
+                ids(oldRows.subList(0, k)));
+        double[] ms = new double[runs];
+        for (int i = -WARMUP; i < runs; i++) {
+            c.setAutoCommit(false);
+            int n;
+            long t0 = System.nanoTime();
+            try (PreparedStatement ps = prepare(RETENTION_DELETE, Instant.now().minus(java.time.Duration.ofDays(RETENTION_DAYS)),
+                    RETENTION_BATCH)) {
+                n = ps.executeUpdate();
+            }
+            double t = (System.nanoTime() - t0) / 1e6;
+            c.rollback();
+            c.setAutoCommit(true);
+            if (n != k) {
+                throw new IllegalStateException("retention deleted " + n + " rows, expected " + k);
+            }
+            if (i >= 0) {
+                ms[i] = t;
+            }
+        }
+        report("retention", k, ms, plans(RETENTION_DELETE, Instant.now().minus(java.time.Duration.ofDays(RETENTION_DAYS)),
+                RETENTION_BATCH), List.of());
+        exec("UPDATE background_task SET updated_at = created_at + interval '5 s' WHERE id = ANY(?)",
+                ids(oldRows.subList(0, k)));
     }
 
     // ---- plumbing ----
