@@ -72,9 +72,11 @@ public class LedgerRetention {
                 "DELETE FROM background_task WHERE id IN (SELECT id FROM background_task"
                         + " WHERE status IN ('COMPLETED', 'FAILED', 'CANCELLED') AND updated_at < ?"
                         + " AND NOT (status = 'CANCELLED' AND dispatched_at IS NOT NULL)"
-                        + " ORDER BY updated_at LIMIT ? FOR UPDATE SKIP LOCKED)")) {
+                        + " ORDER BY updated_at LIMIT " + batchSize() + " FOR UPDATE SKIP LOCKED)")) {
+            // The batch size is a literal (an int from the configuration): with LIMIT ? a server-side
+            // prepared statement's generic plan guesses a third of the ledger and turns into a sequential
+            // scan of it (seen in P5 on 10 000 000 rows); with the literal every plan is index scans.
             ps.setObject(1, OffsetDateTime.ofInstant(cutoff(now), ZoneOffset.UTC));
-            ps.setInt(2, batchSize());
             return ps.executeUpdate();
         } catch (SQLException e) {
             throw new LedgerException("retention", e);
