@@ -106,7 +106,16 @@ check "users, ada's id and team demo come from the seed" bash -c "source '$ROOT/
 # --instances: parsing, consecutive ports and per-instance files, and down stopping every instance.
 check "--instances accepts 1..16 and refuses the rest" bash -c "source '$ROOT/teamdesk'
     [ \"\$(parse_instances 3)\" = 3 ] || exit 1
-    for bad in 0 17 x -1 ''; do ( parse_instances \"\$bad\" ) >/dev/null 2>&1 && { echo \"accepted '\$bad'\"; exit 1; }; done; exit 0"
+    for bad in 0 17 x -1 '' 010 08 0003 1x; do ( parse_instances \"\$bad\" ) >/dev/null 2>&1 && { echo \"accepted '\$bad'\"; exit 1; }; done; exit 0"
+check "a TEAMDESK_PORT that is no port number, or a taken port of the range, is refused before anything starts" bash -c "
+    for bad in abc 0 65536 08080 '80 80'; do
+        ( export TEAMDESK_PORT=\"\$bad\"; source '$ROOT/teamdesk'; RUN_DIR='$TMP/runp'; check_ports 1 ) >/dev/null 2>&1 &&
+            { echo \"accepted port '\$bad'\"; exit 1; }
+    done
+    python3 -m http.server 18191 --bind 127.0.0.1 >/dev/null 2>&1 & web=\$!
+    for _ in \$(seq 1 50); do curl -s -o /dev/null http://127.0.0.1:18191/ && break; sleep 0.1; done
+    ( export TEAMDESK_PORT=18190; source '$ROOT/teamdesk'; RUN_DIR='$TMP/runp'; check_ports 2 ) >/dev/null 2>&1; rc=\$?
+    kill \$web; [ \$rc != 0 ] || { echo 'port 18191 taken but accepted'; exit 1; }"
 check "up --instances 3 starts three servers on consecutive ports, then waits for each" bash -c "
     export TEAMDESK_PORT=18180; source '$ROOT/teamdesk'; RUN_DIR='$TMP/run3'
     start_server() { echo \"start \$INSTANCE \$PORT \${PID_FILE##*/} \${LOG_FILE##*/}\" >>'$TMP/calls3'; }

@@ -175,14 +175,30 @@ known_instances() { # the numbers of instances that have a pid file, ascending
 }
 
 parse_instances() { # parse_instances <value>: a count 1..MAX_INSTANCES, or die
-    [[ "$1" =~ ^[0-9]+$ ]] && [ "$1" -ge 1 ] && [ "$1" -le "$MAX_INSTANCES" ] ||
+    # no leading zero: bash arithmetic would read 010 as octal 8 (and 08 not at all)
+    [[ "$1" =~ ^[1-9][0-9]*$ ]] && [ "${#1}" -le 3 ] && [ "$1" -le "$MAX_INSTANCES" ] ||
         die "--instances takes a number from 1 to $MAX_INSTANCES, got: '$1'"
     echo "$1"
 }
 
-start_instances() { # start_instances <n>: starts instances 1..n on consecutive ports, then waits for each
-    local n=$1 i
+check_ports() { # check_ports <n>: TEAMDESK_PORT is a port number and ports BASE_PORT.. BASE_PORT+n-1 exist and are free, or die
+    local n=$1 i code
+    [[ "$BASE_PORT" =~ ^[1-9][0-9]{0,4}$ ]] && [ "$BASE_PORT" -le 65535 ] ||
+        die "TEAMDESK_PORT must be a port number (1-65535), got: '$BASE_PORT'"
     [ "$((BASE_PORT + n - 1))" -le 65535 ] || die "Ports $BASE_PORT..$((BASE_PORT + n - 1)) do not exist; choose a lower TEAMDESK_PORT."
+    # a running TeamDesk is reported by start_server ("already running"), not as a taken port
+    [ -z "$(known_instances)" ] || return 0
+    for i in $(seq 0 $((n - 1))); do
+        code=0
+        curl -s -o /dev/null --max-time 3 "http://127.0.0.1:$((BASE_PORT + i))/" || code=$?
+        [ "$code" = 7 ] || die "Something already answers on port $((BASE_PORT + i)); $n instance(s) need ports $BASE_PORT..$((BASE_PORT + n - 1)) free. Stop it or choose another range: TEAMDESK_PORT=<first port> ./teamdesk up${n:+ --instances $n}"
+    done
+}
+
+start_instances() { # start_instances <n>: starts instances 1..n on consecutive ports, then waits for each;
+    # when one fails, the ones this call started are stopped again before it dies
+    local n=$1 i
+    trap 'stop_started_instances '"$n" EXIT
     [ "$n" -eq 1 ] || step "Starting $n instances on ports $BASE_PORT..$((BASE_PORT + n - 1)) (one PostgreSQL, one Redis)"
     for i in $(seq 1 "$n"); do
         select_instance "$i"
@@ -192,7 +208,20 @@ start_instances() { # start_instances <n>: starts instances 1..n on consecutive 
         select_instance "$i"
         wait_healthy
     done
+    trap - EXIT
     select_instance 1
+}
+
+stop_started_instances() { # the EXIT trap of a failed start_instances <n>
+    local n=$1 i
+    [ "$n" -gt 1 ] || return 0
+    info "stopping the instances this 'up' started" >&2
+    for i in $(seq 1 "$n"); do
+        instance_files "$i"
+        [ -f "$PID_FILE" ] || continue
+        PORT=$(cat "$PORT_FILE" 2>/dev/null || echo "?")
+        stop_server >&2 || true
+    done
 }
 
 stop_instances() { # stops every instance that has a pid file (instance 1 when none has)

@@ -6,6 +6,7 @@ import com.teamdesk.tasks.common.Jsons;
 import com.teamdesk.tasks.platform.InstanceId;
 import com.teamdesk.tasks.platform.RedisResources;
 import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
@@ -397,6 +398,20 @@ public class TaskTimers {
             redis.redis().hset(statusKey(redis.prefix()), InstanceId.get(), statusJson(status(), clock.instant()));
         } catch (RuntimeException e) {
             LOG.log(Level.FINE, "task.timers status not published", e);
+        }
+    }
+
+    /**
+     * An instance that stops takes its status out of {@code <prefix>:timers}, as the worker deletes its
+     * heartbeat: the operator API and the connection budget (R30) count only instances that run. A crashed
+     * instance's entry ages out (reports older than 2 minutes are not counted). Best effort.
+     */
+    @PreDestroy
+    void withdrawStatus() {
+        try {
+            redis.redis().hdel(statusKey(redis.prefix()), InstanceId.get());
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "task.timers status not withdrawn", e);
         }
     }
 
