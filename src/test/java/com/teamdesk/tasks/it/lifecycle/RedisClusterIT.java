@@ -10,14 +10,8 @@ import com.teamdesk.tasks.queue.JobState;
 import com.teamdesk.tasks.queue.QueueKeys;
 import com.teamdesk.tasks.task.TaskJobId;
 import com.teamdesk.tasks.testing.LocalRedisCluster;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
-import jakarta.json.JsonReader;
-import java.io.StringReader;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -42,7 +36,6 @@ class RedisClusterIT {
     private static final Duration READY = Duration.ofSeconds(180);
     private static final Duration SYNC = Duration.ofSeconds(120);
     private static final int TICKETS = 30;
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private static PrivateSchema data;
     private static LocalRedisCluster cluster;
@@ -109,14 +102,14 @@ class RedisClusterIT {
     }
 
     private UUID export(TestTeam t) throws Exception {
-        HttpResponse<String> r = send("POST", "api/v1/teams/" + t.id() + "/tasks", Tokens.of(t.staff()),
+        HttpResponse<String> r = server.send("POST", "api/v1/teams/" + t.id() + "/tasks", Tokens.of(t.staff()),
                 "{\"kind\":\"EXPORT\",\"scope\":\"TEAM\"}");
         assertEquals(202, r.statusCode(), r.body());
-        return UUID.fromString(parse(r.body()).getString("id"));
+        return UUID.fromString(ServerProcess.json(r.body()).getString("id"));
     }
 
     private String result(TestTeam t, UUID task) throws Exception {
-        HttpResponse<String> r = send("GET", "api/v1/tasks/" + task + "/result", Tokens.of(t.staff()), null);
+        HttpResponse<String> r = server.send("GET", "api/v1/tasks/" + task + "/result", Tokens.of(t.staff()), null);
         assertEquals(200, r.statusCode(), r.body());
         return r.body();
     }
@@ -143,22 +136,7 @@ class RedisClusterIT {
                 + TICKETS + ") g", t.id(), t.staff(), t.customer());
     }
 
-    private static HttpResponse<String> send(String method, String path, String token, String body) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(server.root().resolve(path)).timeout(Duration.ofSeconds(60))
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-                        : HttpRequest.BodyPublishers.ofString(body));
-        if (body != null) {
-            b.header("Content-Type", "application/json");
-        }
-        b.header("Authorization", "Bearer " + token);
-        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-    }
 
-    private static JsonObject parse(String text) {
-        try (JsonReader reader = Json.createReader(new StringReader(text))) {
-            return reader.readObject();
-        }
-    }
 
     /** Bounded poll of a state change (orders nothing). */
     private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {

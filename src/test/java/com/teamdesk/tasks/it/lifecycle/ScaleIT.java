@@ -11,11 +11,7 @@ import com.teamdesk.tasks.queue.JobState;
 import com.teamdesk.tasks.task.TaskJobId;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
-import jakarta.json.JsonReader;
 import jakarta.json.JsonValue;
-import java.io.StringReader;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.sql.Connection;
@@ -47,7 +43,6 @@ import org.junit.jupiter.api.Test;
 class ScaleIT {
     private static final Duration READY = Duration.ofSeconds(180);
     private static final Duration SYNC = Duration.ofMinutes(5);
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static final Pattern SAMPLE = Pattern.compile("^(\\w+)\\{([^}]*)\\}\\s+([0-9.eE+-]+)", Pattern.MULTILINE);
 
     private static PrivateSchema data;
@@ -146,7 +141,7 @@ class ScaleIT {
                 .add("operator")));
         Map<String, Long> skippedBefore = skipped(token, "recovery");
         for (String sweep : List.of("recovery", "retention")) {
-            assertEquals(200, send(a, "POST", "api/v1/admin/timers/" + sweep + "/pause", token).statusCode());
+            assertEquals(200, a.send("POST", "api/v1/admin/timers/" + sweep + "/pause", token, null).statusCode());
         }
         List<UUID> kept = new ArrayList<>();
         try {
@@ -174,9 +169,9 @@ class ScaleIT {
             long otherFinished = data.count("SELECT count(*) FROM background_task WHERE status IN ('COMPLETED', 'FAILED',"
                     + " 'CANCELLED')") - 20 - 4;
 
-            HttpResponse<String> run = send(a, "POST", "api/v1/admin/timers/retention/run", token);
+            HttpResponse<String> run = a.send("POST", "api/v1/admin/timers/retention/run", token, null);
             assertEquals(200, run.statusCode(), run.body());
-            JsonObject status = parse(run.body());
+            JsonObject status = ServerProcess.json(run.body());
             assertEquals("ok", status.getString("lastOutcome"), run.body());
             assertEquals(20, status.getInt("lastHandled"), run.body());
             assertEquals(0, count(gone, "true"), "the old finished rows are deleted");
@@ -191,17 +186,17 @@ class ScaleIT {
             assertEquals(1, data.count("SELECT count(*) FROM system_event WHERE kind = 'it.scale' AND team_id = ? AND"
                     + " task_id IS NULL", team.id()), "the system event stays, unlinked");
 
-            HttpResponse<String> vanished = send(b, "GET", "api/v1/admin/tasks/" + gone.get(0), token);
+            HttpResponse<String> vanished = b.send("GET", "api/v1/admin/tasks/" + gone.get(0), token, null);
             assertEquals(404, vanished.statusCode(), vanished.body());
             assertTrue(vanished.headers().firstValue("Content-Type").orElse("").startsWith("application/problem+json"));
-            HttpResponse<String> member = send(b, "GET", "api/v1/tasks/" + gone.get(0), Tokens.of(team.owner()));
+            HttpResponse<String> member = b.send("GET", "api/v1/tasks/" + gone.get(0), Tokens.of(team.owner()), null);
             assertEquals(404, member.statusCode(), member.body());
         } finally {
             // the kept WAITING/RUNNING rows would be recovered and dispatched by the other tests' sweeps
             data.exec("DELETE FROM background_task WHERE id = ANY(?::uuid[])",
                     (Object) kept.stream().map(UUID::toString).toArray(String[]::new));
             for (String sweep : List.of("recovery", "retention")) {
-                send(a, "POST", "api/v1/admin/timers/" + sweep + "/resume", token);
+                a.send("POST", "api/v1/admin/timers/" + sweep + "/resume", token, null);
             }
         }
     }
@@ -211,14 +206,14 @@ class ScaleIT {
     void capacityCountsBothInstances() throws Exception {
         String token = Tokens.with(ops, Json.createObjectBuilder().add("groups", Json.createArrayBuilder().add("member")
                 .add("operator")));
-        HttpResponse<String> r = send(a, "GET", "api/v1/admin/capacity", token);
+        HttpResponse<String> r = a.send("GET", "api/v1/admin/capacity", token, null);
         assertEquals(200, r.statusCode(), r.body());
-        JsonObject o = parse(r.body());
+        JsonObject o = ServerProcess.json(r.body());
         assertEquals(2, o.getInt("instances"), r.body());
         assertEquals(data.count("SELECT current_setting('max_connections')::int"), o.getInt("maxConnections"));
         assertEquals(o.getInt("instances") * o.getInt("perInstance") + o.getInt("reserved") + 5 <= o.getInt("maxConnections"),
                 o.getBoolean("fits"), r.body());
-        assertEquals(403, send(a, "GET", "api/v1/admin/capacity", Tokens.of(team.owner())).statusCode());
+        assertEquals(403, a.send("GET", "api/v1/admin/capacity", Tokens.of(team.owner()), null).statusCode());
     }
 
     // ---- helpers ------------------------------------------------------------------------------
@@ -292,7 +287,7 @@ class ScaleIT {
         double sum = 0;
         for (ServerProcess s : List.of(a, b)) {
             try {
-                Matcher m = SAMPLE.matcher(send(s, "GET", "metrics", null).body());
+                Matcher m = SAMPLE.matcher(s.send("GET", "metrics", null, null).body());
                 while (m.find()) {
                     if ((m.group(1).equals(name) || m.group(1).equals(name + "_total")) && m.group(2).contains(label)) {
                         sum += Double.parseDouble(m.group(3));
@@ -309,7 +304,7 @@ class ScaleIT {
     private static Map<String, Long> skipped(String token, String sweep) {
         Map<String, Long> out = new HashMap<>();
         try {
-            for (JsonValue i : parse(send(a, "GET", "api/v1/admin/timers", token).body()).getJsonArray("items")) {
+            for (JsonValue i : ServerProcess.json(a.send("GET", "api/v1/admin/timers", token, null).body()).getJsonArray("items")) {
                 for (JsonValue timer : i.asJsonObject().getJsonArray("timers")) {
                     if (sweep.equals(timer.asJsonObject().getString("name"))) {
                         out.put(i.asJsonObject().getString("instance"), timer.asJsonObject().getJsonNumber("skipped").longValue());
@@ -322,20 +317,7 @@ class ScaleIT {
         return out;
     }
 
-    private static HttpResponse<String> send(ServerProcess s, String method, String path, String token) throws Exception {
-        HttpRequest.Builder r = HttpRequest.newBuilder(s.root().resolve(path)).timeout(Duration.ofSeconds(150))
-                .method(method, HttpRequest.BodyPublishers.noBody());
-        if (token != null) {
-            r.header("Authorization", "Bearer " + token);
-        }
-        return HTTP.send(r.build(), HttpResponse.BodyHandlers.ofString());
-    }
 
-    private static JsonObject parse(String text) {
-        try (JsonReader reader = Json.createReader(new StringReader(text))) {
-            return reader.readObject();
-        }
-    }
 
     /** Bounded poll of a condition (detects a sync point; orders nothing). */
     private static void awaitTrue(BooleanSupplier condition, Supplier<String> what) throws InterruptedException {

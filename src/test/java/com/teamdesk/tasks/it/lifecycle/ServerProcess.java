@@ -12,6 +12,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -135,7 +136,7 @@ final class ServerProcess implements AutoCloseable {
             if (r.isPresent()) {
                 last = r.get().statusCode() + " " + r.get().body();
                 if (r.get().statusCode() == 200) {
-                    return parse(r.get().body());
+                    return json(r.get().body());
                 }
             }
             Thread.sleep(500);
@@ -233,8 +234,30 @@ final class ServerProcess implements AutoCloseable {
         }
     }
 
-    private static JsonObject parse(String body) {
-        try (JsonReader r = Json.createReader(new StringReader(body))) {
+    /**
+     * Sends one request to this server, bounded by 150 s.
+     *
+     * @param path  relative to the root, e.g. {@code api/v1/admin/capacity}
+     * @param token a bearer token, or null for none
+     * @param body  a JSON body, or null for none
+     */
+    HttpResponse<String> send(String method, String path, String token, String body)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(root().resolve(path)).timeout(Duration.ofSeconds(150))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(body));
+        if (body != null) {
+            b.header("Content-Type", "application/json");
+        }
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+    }
+
+    /** @return the JSON object in {@code text} */
+    static JsonObject json(String text) {
+        try (JsonReader r = Json.createReader(new StringReader(text))) {
             return r.readObject();
         }
     }
