@@ -1,10 +1,12 @@
--- complete: if the job's lock holds lockToken, deletes the lock, moves the job from active to
--- completed (state=completed, finishedAt=now, attemptsMade as given: the fetched value + 1, as in BullMQ
--- 5+; the lock guarantees nobody changed it since the fetch), applies the job's completed retention
--- (passed in, R5) to the whole completed set and, when asked, records it in meta; then, when asked,
--- fetches the next job as moveToActive does (one round trip per job while there is work, like BullMQ's
--- moveToFinished with fetch-next). When the lock is lost (missing or another token) nothing changes.
--- Reads nothing of the job's record: what it needs came with the fetch.
+-- complete: completes a batch of jobs, each if its lock holds the execution's token (R6): deletes the
+-- lock, moves the job from active to completed (state=completed, finishedAt=now, attemptsMade as given:
+-- the fetched value + 1, as in BullMQ 5+; the lock guarantees nobody changed it since the fetch; progress
+-- when given, so a final progress report costs no round trip of its own); applies each distinct completed
+-- retention of the batch (passed in, R5) to the whole completed set and, when asked, records one in meta;
+-- then fetches up to #tokens next jobs as moveToActive does. One round trip completes what every finishing
+-- slot of a worker had ready and hands them their next jobs (issue 16: the per-call cost of a script and
+-- of the set operations is paid once per batch, not once per job). A job whose lock is lost is left
+-- unchanged. Reads nothing of the jobs' records: what it needs came with the fetch.
 --
 -- KEYS[1] waitKey            LIST of waiting ids
 -- KEYS[2] activeKey          SET of active ids
@@ -12,17 +14,20 @@
 -- KEYS[4] completedKey       ZSET of retained completed ids, score = finish time (epoch ms)
 -- KEYS[5] metaKey            HASH of the retention used by the periodic trim
 -- ARGV[1] jobPrefix          job key prefix <p>:<q>:job:
--- ARGV[2] jobId              the finishing job
--- ARGV[3] lockToken          token of the finishing execution
--- ARGV[4] attemptsMade       attemptsMade after this execution (fetched value + 1)
--- ARGV[5] keepMaxAgeSec      the job's completed retention: age in s ('' = no age limit)
--- ARGV[6] keepMaxCount       the job's completed retention: newest records kept ('' = no count limit)
--- ARGV[7] recordRetention    1 = also write that retention to meta, 0 = do not
--- ARGV[8] fetchNextJob       1 = fetch the next job in the same call, 0 = do not
--- ARGV[9] nextLockToken      token for the next job ('' when not fetching)
--- ARGV[10] lockDurationMs    lock TTL of the next job
+-- ARGV[2] lockDurationMs     lock TTL of the fetched jobs
+-- ARGV[3] recordRetention    1 = write ARGV[4], ARGV[5] to meta as the completed retention, 0 = do not
+-- ARGV[4] recordMaxAgeSec    ('' = no age limit)
+-- ARGV[5] recordMaxCount     ('' = no count limit)
+-- ARGV[6] finishing          n, the number of finishing jobs
+-- ARGV[7] fetching           m, the number of jobs to fetch (0 = none)
+-- ARGV[8..] jobsThenTokens   n groups of 6: jobId, lockToken, attemptsMade after this execution,
+--                            keepMaxAgeSec ('' = no age limit), keepMaxCount ('' = no count limit),
+--                            progress ('' = unchanged); then m lock tokens: the i-th fetched job is
+--                            locked for the i-th token
 --
--- Reply: {-1} lock lost (nothing changed); {1} completed; {1, <moveToActive reply>} when fetching.
+-- Reply: {statuses, fetched, nextDue}: statuses[i] = 1 completed, -1 lock lost (nothing changed);
+-- fetched = the jobs fetched (see fetchMany in helpers.lua), at most m; nextDue = ms until the next
+-- delayed job is due when none was fetched (-1 when none is delayed, or when jobs were fetched).
 
 --!include helpers.lua
 
@@ -32,27 +37,65 @@ local delayedKey = KEYS[3]
 local completedKey = KEYS[4]
 local metaKey = KEYS[5]
 local jobPrefix = ARGV[1]
-local jobId = ARGV[2]
-local lockToken = ARGV[3]
-local attemptsMade = ARGV[4]
-local keepMaxAgeSec = ARGV[5]
-local keepMaxCount = ARGV[6]
-local recordRetention = ARGV[7]
-local fetchNextJob = ARGV[8]
-local nextLockToken = ARGV[9]
-local lockDurationMs = ARGV[10]
+local lockDurationMs = ARGV[2]
+local recordRetention = ARGV[3]
+local recordMaxAgeSec = ARGV[4]
+local recordMaxCount = ARGV[5]
+local finishing = ARGV[6]
+local fetching = ARGV[7]
+local n = tonumber(finishing)
+local m = tonumber(fetching)
 
-local jobKey = jobPrefix .. jobId
-local doomed = {}
-if not releaseLock(activeKey, jobKey, jobId, lockToken, doomed) then
-  return {-1}
-end
 local now = nowMs()
-rcall('HSET', jobKey, 'state', 'completed', 'finishedAt', now, 'attemptsMade', attemptsMade)
-addFinished(completedKey, metaKey, jobPrefix, jobId, 'completed', now, keepMaxAgeSec, keepMaxCount,
-  recordRetention == '1', doomed)
-deleteDoomed(doomed) -- the lock and the trimmed records, one DEL
-if fetchNextJob == '1' then
-  return {1, fetchNext(waitKey, activeKey, delayedKey, nil, jobPrefix, nextLockToken, lockDurationMs, now)}
+local doomed = {}
+local statuses = {}
+local finished = {}
+local scored = {}
+local retentions = {}
+local retentionOrder = {}
+for i = 1, n do
+  local base = 7 + (i - 1) * 6
+  local id = ARGV[base + 1]
+  local jobKey = jobPrefix .. id
+  if releaseLockKeepActive(jobKey, ARGV[base + 2], doomed) then
+    local progress = ARGV[base + 6]
+    if progress == '' then
+      rcall('HSET', jobKey, 'state', 'completed', 'finishedAt', now, 'attemptsMade', ARGV[base + 3])
+    else
+      rcall('HSET', jobKey, 'state', 'completed', 'finishedAt', now, 'attemptsMade', ARGV[base + 3],
+        'progress', progress)
+    end
+    finished[#finished + 1] = id
+    scored[#scored + 1] = now
+    scored[#scored + 1] = id
+    local keep = ARGV[base + 4] .. '|' .. ARGV[base + 5]
+    if not retentions[keep] then
+      retentions[keep] = {ARGV[base + 4], ARGV[base + 5]}
+      retentionOrder[#retentionOrder + 1] = keep
+    end
+    statuses[i] = 1
+  else
+    statuses[i] = -1
+  end
 end
-return {1}
+if #finished > 0 then
+  rcall('SREM', activeKey, unpack(finished))
+  rcall('ZADD', completedKey, unpack(scored))
+  if recordRetention == '1' then
+    rcall('HSET', metaKey, 'completedMaxAgeSec', recordMaxAgeSec, 'completedMaxCount', recordMaxCount)
+  end
+  for _, keep in ipairs(retentionOrder) do
+    local r = retentions[keep]
+    trimFinished(completedKey, jobPrefix, tonumber(r[1]), tonumber(r[2]), now, 1000, doomed)
+  end
+end
+deleteDoomed(doomed) -- the locks and the trimmed records, one DEL
+if m == 0 then
+  return {statuses, {}, -1}
+end
+local tokens = {}
+for i = 1, m do
+  tokens[i] = ARGV[7 + n * 6 + i]
+end
+local fetched, nextDue = fetchMany(waitKey, activeKey, delayedKey, nil, jobPrefix, tokens, lockDurationMs, now)
+return {statuses, fetched, nextDue}

@@ -23,39 +23,59 @@ local function promoteDueJobs(delayedKey, waitKey, jobPrefix, now)
   end
 end
 
--- Promotes due jobs, then pops the next waiting job and locks it for the execution holding token:
+-- Promotes due jobs, then pops up to #tokens waiting jobs and locks the i-th for the execution holding
+-- tokens[i]. Returns two values: the list of fetched jobs, each
 --   {1, id, data, attemptsMade, attemptsStarted, maxAttempts, backoffMs, backoffJitter,
---    completedMaxAgeSec, completedMaxCount, failedMaxAgeSec, failedMaxCount}
--- With no job: {0, ms until the next delayed job is due (>= 1), or -1 when none is delayed}.
--- One HMGET reads the whole record the worker needs (a popped id without a record is skipped) and one
--- HSET writes state, processedAt and attemptsStarted. markerKey: when given (the fetch loop's
--- moveToActive, which may have consumed the marker), the marker is set again while more jobs wait so that
--- another blocked worker wakes up too; nil for the fetch-next of a finishing slot, which never consumes
--- the marker (only BZPOPMIN does), so the marker it found is still there.
-local function fetchNext(waitKey, activeKey, delayedKey, markerKey, jobPrefix, token, lockMs, now)
+--    completedMaxAgeSec, completedMaxCount, failedMaxAgeSec, failedMaxCount},
+-- and, when none was fetched, the ms until the next delayed job is due (>= 1, or -1 when none is delayed).
+-- Per job one HMGET reads the whole record the worker needs (a popped id without a record is skipped) and
+-- one HSET writes state, processedAt and attemptsStarted; the ids join active with one SADD. markerKey:
+-- when given (the fetch loop's moveToActive, which may have consumed the marker), the marker is set again
+-- while more jobs wait so that another blocked worker wakes up too; nil for the fetch-next of finishing
+-- slots, which never consume the marker (only BZPOPMIN does), so the marker they found is still there.
+local function fetchMany(waitKey, activeKey, delayedKey, markerKey, jobPrefix, tokens, lockMs, now)
   promoteDueJobs(delayedKey, waitKey, jobPrefix, now)
-  local id = rcall('LPOP', waitKey)
-  while id do
-    local jobKey = jobPrefix .. id
-    local f = rcall('HMGET', jobKey, 'data', 'attemptsMade', 'attemptsStarted', 'maxAttempts', 'backoffMs',
-      'backoffJitter', 'completedMaxAgeSec', 'completedMaxCount', 'failedMaxAgeSec', 'failedMaxCount')
-    if f[1] then
-      local started = (tonumber(f[3]) or 0) + 1
-      rcall('SADD', activeKey, id)
-      rcall('SET', jobKey .. ':lock', token, 'PX', lockMs)
-      rcall('HSET', jobKey, 'state', 'active', 'processedAt', now, 'attemptsStarted', started)
-      if markerKey and rcall('LLEN', waitKey) > 0 then
-        rcall('ZADD', markerKey, 0, '0')
-      end
-      return {1, id, f[1], f[2], started, f[4], f[5], f[6], f[7], f[8], f[9], f[10]}
+  local jobs = {}
+  local ids = {}
+  while #jobs < #tokens do
+    local popped = rcall('LPOP', waitKey, #tokens - #jobs)
+    if not popped then
+      break
     end
-    id = rcall('LPOP', waitKey)
+    for _, id in ipairs(popped) do
+      local jobKey = jobPrefix .. id
+      local f = rcall('HMGET', jobKey, 'data', 'attemptsMade', 'attemptsStarted', 'maxAttempts', 'backoffMs',
+        'backoffJitter', 'completedMaxAgeSec', 'completedMaxCount', 'failedMaxAgeSec', 'failedMaxCount')
+      if f[1] then
+        local started = (tonumber(f[3]) or 0) + 1
+        rcall('SET', jobKey .. ':lock', tokens[#jobs + 1], 'PX', lockMs)
+        rcall('HSET', jobKey, 'state', 'active', 'processedAt', now, 'attemptsStarted', started)
+        ids[#ids + 1] = id
+        jobs[#jobs + 1] = {1, id, f[1], f[2], started, f[4], f[5], f[6], f[7], f[8], f[9], f[10]}
+      end
+    end
+  end
+  if #ids > 0 then
+    rcall('SADD', activeKey, unpack(ids))
+    if markerKey and rcall('LLEN', waitKey) > 0 then
+      rcall('ZADD', markerKey, 0, '0')
+    end
+    return jobs, -1
   end
   local nextDue = rcall('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')[2]
   if nextDue then
-    return {0, math.max(1, tonumber(nextDue) - now)}
+    return jobs, math.max(1, tonumber(nextDue) - now)
   end
-  return {0, -1}
+  return jobs, -1
+end
+
+-- fetchMany for one token: {1, id, ...} as above, or {0, ms until the next delayed job is due, or -1}.
+local function fetchNext(waitKey, activeKey, delayedKey, markerKey, jobPrefix, token, lockMs, now)
+  local jobs, nextDue = fetchMany(waitKey, activeKey, delayedKey, markerKey, jobPrefix, {token}, lockMs, now)
+  if #jobs > 0 then
+    return jobs[1]
+  end
+  return {0, nextDue}
 end
 
 -- Keys a script deletes are collected in a list ("doomed") and deleted with one DEL by deleteDoomed,
@@ -116,15 +136,23 @@ local function addFinished(setKey, metaKey, jobPrefix, id, kind, now, maxAgeSec,
   trimFinished(setKey, jobPrefix, tonumber(maxAgeSec), tonumber(maxCount), now, 1000, doomed)
 end
 
--- R6: the lock of an active job holds the token of the execution that owns it. If it does, takes the
--- job out of active and dooms the lock (the caller deletes it with deleteDoomed); false (nothing
--- changed) when the lock is lost.
-local function releaseLock(activeKey, jobKey, id, token, doomed)
+-- R6: the lock of an active job holds the token of the execution that owns it. If it does, dooms the lock
+-- (the caller deletes it with deleteDoomed) and returns true; false (nothing changed) when the lock is lost.
+-- Leaves the id in active: a batch removes all of its ids with one SREM.
+local function releaseLockKeepActive(jobKey, token, doomed)
   local lockKey = jobKey .. ':lock'
   if rcall('GET', lockKey) ~= token then
     return false
   end
-  rcall('SREM', activeKey, id)
   doomed[#doomed + 1] = lockKey
+  return true
+end
+
+-- releaseLockKeepActive, and takes the job out of active.
+local function releaseLock(activeKey, jobKey, id, token, doomed)
+  if not releaseLockKeepActive(jobKey, token, doomed) then
+    return false
+  end
+  rcall('SREM', activeKey, id)
   return true
 end

@@ -39,4 +39,19 @@ public interface Job {
      * @throws redis.clients.jedis.exceptions.JedisException on a Redis error
      */
     void updateProgress(int percent);
+
+    /**
+     * Records {@code percent} as the job's progress together with this execution's completion, in the
+     * completion's own script, so that a final progress report costs no round trip (issue 16). Nothing is
+     * sent now: when the processor then returns, the completion writes the progress under the job's lock
+     * (R6) and the listeners hear {@link WorkerListener#progress} just before {@link WorkerListener#completed};
+     * when the processor throws, or the lock is lost, it is not written. The default, for jobs not run by a
+     * {@link Worker}, reports it at once with {@link #updateProgress}.
+     *
+     * @param percent progress in percent, 0-100
+     * @throws IllegalArgumentException if {@code percent} is outside 0-100
+     */
+    default void updateProgressOnCompletion(int percent) {
+        updateProgress(percent);
+    }
 }

@@ -71,7 +71,10 @@ final class QueueStore {
     record Fetch(FetchedJob job, long nextDueInMs) {
     }
 
-    /** Reply of complete/fail; {@code next} is the job fetched in the same round trip, or null. */
+    /**
+     * Reply of complete/fail; {@code next} is the job fetched in the same round trip, or null (a batched
+     * completion may fetch one even when this execution's lock was lost: the fetch is for the slot, not the job).
+     */
     record Finish(boolean lockLost, int attemptsMade, boolean exhausted, FetchedJob next) {
     }
 
@@ -186,22 +189,83 @@ final class QueueStore {
      * {@code nextToken} is not null, fetches the next job for that token in the same script.
      */
     Finish complete(FetchedJob job, String nextToken, long lockMs) {
-        Retention keep = job.removeOnComplete();
-        boolean record = keep != null && !keep.equals(recordedOnComplete.get());
-        Object reply = QueueScripts.COMPLETE.eval(redis,
-                List.of(keys.waiting(), keys.active(), keys.delayed(), keys.completed(), keys.meta()),
-                List.of(keys.jobPrefix(), job.id(), job.token(), Integer.toString(job.attemptsMade() + 1),
-                        maxAge(keep), maxCount(keep), record ? "1" : "0",
-                        nextToken == null ? "0" : "1", nextToken == null ? "" : nextToken, Long.toString(lockMs)));
-        List<Object> r = list(reply);
-        if (num(r.get(0)) < 0) {
-            return new Finish(true, 0, false, null);
+        Completions done = completeMany(List.of(new Completion(job, -1)),
+                nextToken == null ? List.of() : List.of(nextToken), lockMs);
+        FetchedJob next = done.next().isEmpty() ? null : done.next().get(0);
+        return done.lockLost()[0] ? new Finish(true, 0, false, next) : new Finish(false, job.attemptsMade() + 1, false, next);
+    }
+
+    /**
+     * One finishing execution for {@link #completeMany}: the job as fetched and the progress to record with
+     * its completion, 0-100, or -1 to leave the progress as it is.
+     */
+    record Completion(FetchedJob job, int progress) {
+    }
+
+    /**
+     * Reply of {@link #completeMany}: {@code lockLost[i]} for the i-th completion (true: nothing changed for
+     * it), the jobs fetched (the i-th locked for the i-th token; fewer when fewer were waiting) and, when none
+     * was fetched, ms until the next delayed job is due (-1: none, or jobs were fetched).
+     */
+    record Completions(boolean[] lockLost, List<FetchedJob> next, long nextDueInMs) {
+    }
+
+    /**
+     * Completes a batch of executions in ONE script (issue 16): each under its own lock (R6), with its
+     * progress when given; applies each distinct completed retention of the batch (R5); then fetches up to
+     * {@code nextTokens.size()} next jobs, the i-th locked for the i-th token.
+     *
+     * @param done       at least one completion
+     * @param nextTokens lock tokens for the jobs to fetch; empty to fetch none
+     */
+    Completions completeMany(List<Completion> done, List<String> nextTokens, long lockMs) {
+        Retention record = null;
+        List<String> args = new ArrayList<>(7 + done.size() * 6 + nextTokens.size());
+        args.add(keys.jobPrefix());
+        args.add(Long.toString(lockMs));
+        args.add("0");
+        args.add("");
+        args.add("");
+        args.add(Integer.toString(done.size()));
+        args.add(Integer.toString(nextTokens.size()));
+        Retention recorded = recordedOnComplete.get();
+        for (Completion c : done) {
+            FetchedJob job = c.job();
+            Retention keep = job.removeOnComplete();
+            if (record == null && keep != null && !keep.equals(recorded)) {
+                record = keep;
+            }
+            args.add(job.id());
+            args.add(job.token());
+            args.add(Integer.toString(job.attemptsMade() + 1));
+            args.add(maxAge(keep));
+            args.add(maxCount(keep));
+            args.add(c.progress() < 0 ? "" : Integer.toString(c.progress()));
         }
-        if (record) {
-            recordedOnComplete.set(keep);
+        if (record != null) {
+            args.set(2, "1");
+            args.set(3, maxAge(record));
+            args.set(4, maxCount(record));
         }
-        FetchedJob next = r.size() > 1 ? fetch(list(r.get(1)), nextToken).job() : null;
-        return new Finish(false, job.attemptsMade() + 1, false, next);
+        args.addAll(nextTokens);
+        List<Object> r = list(QueueScripts.COMPLETE.eval(redis,
+                List.of(keys.waiting(), keys.active(), keys.delayed(), keys.completed(), keys.meta()), args));
+        List<Object> statuses = list(r.get(0));
+        boolean[] lockLost = new boolean[done.size()];
+        boolean anyCompleted = false;
+        for (int i = 0; i < lockLost.length; i++) {
+            lockLost[i] = num(statuses.get(i)) < 0;
+            anyCompleted |= !lockLost[i];
+        }
+        if (record != null && anyCompleted) {
+            recordedOnComplete.set(record);
+        }
+        List<Object> fetched = list(r.get(1));
+        List<FetchedJob> next = new ArrayList<>(fetched.size());
+        for (int i = 0; i < fetched.size(); i++) {
+            next.add(fetch(list(fetched.get(i)), nextTokens.get(i)).job());
+        }
+        return new Completions(lockLost, next, num(r.get(2)));
     }
 
     /**

@@ -10,6 +10,7 @@ final class RunningJob implements Job {
     private final String workerId;
     private final QueueStore store;
     private final WorkerListeners listeners;
+    private volatile int progressOnCompletion = -1;
 
     RunningJob(QueueStore.FetchedJob fetched, String workerId, QueueStore store, WorkerListeners listeners) {
         this.fetched = fetched;
@@ -62,6 +63,19 @@ final class RunningJob implements Job {
                     + "progress " + percent + " was not recorded");
         }
         listeners.emit(l -> l.progress(id(), percent));
+    }
+
+    @Override
+    public void updateProgressOnCompletion(int percent) {
+        if (percent < 0 || percent > 100) {
+            throw new IllegalArgumentException("percent must be 0-100: " + percent);
+        }
+        progressOnCompletion = percent;
+    }
+
+    /** @return the progress the completion records, or -1 for none */
+    int progressOnCompletion() {
+        return progressOnCompletion;
     }
 
     @Override

@@ -29,8 +29,8 @@ import redis.clients.jedis.UnifiedJedis;
  *
  * <p>Fetching never polls: while nothing is due the fetch loop blocks in {@code BZPOPMIN} on the queue's
  * marker, at most until the next delayed job is due (and at most {@value #MAX_BLOCK_MS} ms). A processing
- * slot that finishes a job fetches the next one in the same script, so a busy worker makes one round trip
- * per job.
+ * slot that finishes a job fetches the next one in the same script, so a busy worker makes at most one
+ * round trip per job; completions that finish together share one round trip ({@link Completer}).
  *
  * <p>Processor outcome: returning completes the job; {@link UnrecoverableJobException} fails it for good;
  * any other exception (or error) fails this execution and retries per the job's attempts and backoff (R4).
@@ -61,6 +61,7 @@ public final class Worker implements AutoCloseable {
     private final String wakeKey;
     private final WorkerListeners listeners = new WorkerListeners(workerId);
     private final SlotPool slots;
+    private final Completer completer;
     private final AtomicLong tokenSequence = new AtomicLong();
     private final AtomicReference<Phase> phase = new AtomicReference<>(Phase.NEW);
     /** Released when close() begins: the fetch loop stops waiting for work. */
@@ -96,6 +97,7 @@ public final class Worker implements AutoCloseable {
         this.executor = Objects.requireNonNull(executor, "executor");
         this.wakeKey = store.keys().wake(workerId);
         this.slots = new SlotPool(options.concurrency());
+        this.completer = new Completer(store, options.lockDurationMs());
         WorkerScope scope = new WorkerScope(store, options, workerId, stopSignal);
         this.lockRenewal = new LockRenewal(scope);
         this.housekeeping = new Housekeeping(scope, listeners);
@@ -354,7 +356,7 @@ public final class Worker implements AutoCloseable {
         String reason = null;
         try {
             if (error == null) {
-                finish = store.complete(job.fetched(), nextToken, options.lockDurationMs());
+                finish = completer.complete(job.fetched(), job.progressOnCompletion(), nextToken);
             } else {
                 boolean unrecoverable = error instanceof UnrecoverableJobException;
                 reason = reasonOf(error);
@@ -372,6 +374,10 @@ public final class Worker implements AutoCloseable {
             LOG.warning(() -> "worker " + workerId + ": lock of job " + job.id() + " was lost; its outcome ("
                     + outcome + ") is dropped and the job is left to the stalled check");
         } else if (error == null) {
+            int progress = job.progressOnCompletion();
+            if (progress >= 0) {
+                listeners.emit(l -> l.progress(job.id(), progress));
+            }
             listeners.emit(l -> l.completed(job.id(), job.attemptsMade() + 1));
         } else {
             String why = reason;

@@ -120,12 +120,14 @@ public final class Execution {
     }
 
     /**
-     * R12: the final report to the queue after the ledger committed COMPLETED. Its failure
-     * propagates; the processor's failure report then matches 0 rows and the ledger stays COMPLETED.
+     * R12: the final report to the queue after the ledger committed COMPLETED: progress 100, sent
+     * with the queue's completion of this job in one script (issue 16), not as a round trip of its
+     * own. If that completion fails, the ledger stays COMPLETED and a later execution of the job finds
+     * it finished (R7).
      */
     public void reportCompletedToQueue() {
         pause(PausePoint.BEFORE_FINAL_QUEUE_REPORT);
-        job.updateProgress(100);
+        job.updateProgressOnCompletion(100);
     }
 
     /** Reaches a test pause point (no-op in production). */

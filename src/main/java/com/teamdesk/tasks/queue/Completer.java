@@ -1,0 +1,128 @@
+package com.teamdesk.tasks.queue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Combines the completions of a worker's processing slots into one {@code complete} script call (issue 16,
+ * P1): a slot that finishes a job queues its completion and takes the combining lock; whoever holds the
+ * lock sends everything queued so far (at most {@value #MAX_BATCH}) in one round trip, together with a
+ * fetch of one next job per finishing slot that wants one, and hands each slot its own outcome. A lone
+ * completion goes out at once (no timer, so latency does not grow); under load the completions that
+ * finish while a round trip is in flight share the next one, so the script's fixed cost and the set
+ * operations are paid once per batch.
+ *
+ * <p>Each completion is still checked against its own lock (R6): one lost lock changes nothing for that
+ * job and does not affect the others. A Redis error fails every completion of that batch (each is then
+ * left to the stalled check, as a single failed completion was).
+ */
+final class Completer {
+
+    /** Most completions sent in one script call. */
+    static final int MAX_BATCH = 64;
+
+    private final QueueStore store;
+    private final long lockDurationMs;
+    /** Held while a batch is sent; package-private so that a test can hold it to make a batch form. */
+    final ReentrantLock combining = new ReentrantLock();
+    private final ConcurrentLinkedQueue<Request> queued = new ConcurrentLinkedQueue<>();
+    private final AtomicLong scriptCalls = new AtomicLong();
+
+    Completer(QueueStore store, long lockDurationMs) {
+        this.store = store;
+        this.lockDurationMs = lockDurationMs;
+    }
+
+    /** One slot's completion; its outcome fields are written and read under the combining lock. */
+    private static final class Request {
+        final QueueStore.Completion completion;
+        final String nextToken;
+        boolean done;
+        QueueStore.Finish finish;
+        RuntimeException error;
+
+        Request(QueueStore.Completion completion, String nextToken) {
+            this.completion = completion;
+            this.nextToken = nextToken;
+        }
+    }
+
+    /**
+     * Completes {@code job} under its lock, possibly in one script call with other slots' completions.
+     *
+     * @param job       the finished execution
+     * @param progress  progress to record with the completion, 0-100, or -1 to leave it as it is
+     * @param nextToken lock token for a next job to fetch in the same call, or null to fetch none
+     * @return lock lost (nothing changed), or completed with {@code attemptsMade} and the next job (or null)
+     * @throws RuntimeException the Redis error of the batch's script call; the job's state is then unknown
+     */
+    QueueStore.Finish complete(QueueStore.FetchedJob job, int progress, String nextToken) {
+        Request mine = new Request(new QueueStore.Completion(job, progress), nextToken);
+        queued.add(mine);
+        combining.lock();
+        try {
+            // Only the lock holder takes from the queue, so until a holder has sent it, mine is still queued.
+            while (!mine.done) {
+                sendQueued();
+            }
+        } finally {
+            combining.unlock();
+        }
+        if (mine.error != null) {
+            throw mine.error;
+        }
+        return mine.finish;
+    }
+
+    /** @return completions waiting for the combining lock holder to send them */
+    int queued() {
+        return queued.size();
+    }
+
+    /** @return script calls made so far (each sent one batch) */
+    long scriptCalls() {
+        return scriptCalls.get();
+    }
+
+    private void sendQueued() {
+        List<Request> batch = new ArrayList<>();
+        Request r;
+        while (batch.size() < MAX_BATCH && (r = queued.poll()) != null) {
+            batch.add(r);
+        }
+        List<QueueStore.Completion> completions = new ArrayList<>(batch.size());
+        List<String> tokens = new ArrayList<>(batch.size());
+        for (Request b : batch) {
+            completions.add(b.completion);
+            if (b.nextToken != null) {
+                tokens.add(b.nextToken);
+            }
+        }
+        try {
+            scriptCalls.incrementAndGet();
+            QueueStore.Completions reply = store.completeMany(completions, tokens, lockDurationMs);
+            // The i-th fetched job is locked for the i-th token, whether or not its slot's own lock held.
+            int fetched = 0;
+            for (int i = 0; i < batch.size(); i++) {
+                Request b = batch.get(i);
+                QueueStore.FetchedJob next = null;
+                if (b.nextToken != null && fetched < reply.next().size()) {
+                    next = reply.next().get(fetched++);
+                }
+                b.finish = reply.lockLost()[i] ? new QueueStore.Finish(true, 0, false, next)
+                        : new QueueStore.Finish(false, b.completion.job().attemptsMade() + 1, false, next);
+            }
+        } catch (RuntimeException e) {
+            for (Request b : batch) {
+                b.error = e;
+            }
+        } finally {
+            for (Request b : batch) {
+                b.done = true;
+            }
+        }
+    }
+}
