@@ -4,16 +4,19 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Combines the completions of a worker's processing slots into one {@code complete} script call (issue 16,
- * P1): a slot that finishes a job queues its completion and takes the combining lock; whoever holds the
- * lock sends everything queued so far (at most {@value #MAX_BATCH}) in one round trip, together with a
- * fetch of one next job per finishing slot that wants one, and hands each slot its own outcome. A lone
- * completion goes out at once (no timer, so latency does not grow); under load the completions that
- * finish while a round trip is in flight share the next one, so the script's fixed cost and the set
- * operations are paid once per batch.
+ * P1), by flat combining: a slot that finishes a job queues its completion and tries the combining lock;
+ * the slot that gets it (the combiner) sends everything queued so far (at most {@value #MAX_BATCH}) in one
+ * round trip, together with a fetch of one next job per finishing slot that wants one, hands each slot its
+ * own outcome and wakes it, and on leaving wakes the first slot still queued to combine the next batch.
+ * The others wait parked, not in the lock's queue, so a batch wakes all of its slots at once instead of
+ * one lock hand-over after another. A lone completion goes out at once (no timer, so latency does not
+ * grow); under load the completions that finish while a round trip is in flight share the next one, so
+ * the script's fixed cost and the set operations are paid once per batch.
  *
  * <p>Each completion is still checked against its own lock (R6): one lost lock changes nothing for that
  * job and does not affect the others. A Redis error fails every completion of that batch (each is then
@@ -26,7 +29,10 @@ final class Completer {
 
     private final QueueStore store;
     private final long lockDurationMs;
-    /** Held while a batch is sent; package-private so that a test can hold it to make a batch form. */
+    /**
+     * Held while a batch is sent; package-private so that a test can hold it to make a batch form (and then
+     * call {@link #handOver()}, as a combiner does after releasing it).
+     */
     final ReentrantLock combining = new ReentrantLock();
     private final ConcurrentLinkedQueue<Request> queued = new ConcurrentLinkedQueue<>();
     private final AtomicLong scriptCalls = new AtomicLong();
@@ -36,13 +42,14 @@ final class Completer {
         this.lockDurationMs = lockDurationMs;
     }
 
-    /** One slot's completion; its outcome fields are written and read under the combining lock. */
+    /** One slot's completion; the combiner writes the outcome, then {@code done} (which publishes it). */
     private static final class Request {
         final QueueStore.Completion completion;
         final String nextToken;
-        boolean done;
+        final Thread slot = Thread.currentThread();
         QueueStore.Finish finish;
         RuntimeException error;
+        volatile boolean done;
 
         Request(QueueStore.Completion completion, String nextToken) {
             this.completion = completion;
@@ -62,14 +69,20 @@ final class Completer {
     QueueStore.Finish complete(QueueStore.FetchedJob job, int progress, String nextToken) {
         Request mine = new Request(new QueueStore.Completion(job, progress), nextToken);
         queued.add(mine);
-        combining.lock();
-        try {
-            // Only the lock holder takes from the queue, so until a holder has sent it, mine is still queued.
-            while (!mine.done) {
-                sendQueued();
+        while (!mine.done) {
+            if (combining.tryLock()) {
+                try {
+                    // Only the combiner takes from the queue, so until one has sent it, mine is still queued.
+                    if (!mine.done) {
+                        sendQueued();
+                    }
+                } finally {
+                    combining.unlock();
+                }
+                handOver();
+            } else {
+                LockSupport.park(this); // woken by the combiner that sent mine, or to combine the next batch
             }
-        } finally {
-            combining.unlock();
         }
         if (mine.error != null) {
             throw mine.error;
@@ -77,7 +90,19 @@ final class Completer {
         return mine.finish;
     }
 
-    /** @return completions waiting for the combining lock holder to send them */
+    /**
+     * Wakes the first queued slot, to combine the next batch. Called by each combiner after it released the
+     * lock: a slot that queued while the lock was held found it taken and parked, and this wakes it (or the
+     * slot ahead of it, which then sends both).
+     */
+    void handOver() {
+        Request head = queued.peek();
+        if (head != null) {
+            LockSupport.unpark(head.slot);
+        }
+    }
+
+    /** @return completions waiting for a combiner to send them */
     int queued() {
         return queued.size();
     }
@@ -120,8 +145,12 @@ final class Completer {
                 b.error = e;
             }
         } finally {
+            Thread me = Thread.currentThread();
             for (Request b : batch) {
                 b.done = true;
+                if (b.slot != me) {
+                    LockSupport.unpark(b.slot);
+                }
             }
         }
     }

@@ -93,6 +93,7 @@ class BatchedCompletionTest extends QueueFixture {
             assertTrue(allQueued.await(30, TimeUnit.SECONDS), "all completions queued");
         } finally {
             completer.combining.unlock();
+            completer.handOver();
         }
         int withNext = 0;
         for (Future<QueueStore.Finish> f : finishes) {
