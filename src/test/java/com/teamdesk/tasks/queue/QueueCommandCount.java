@@ -24,9 +24,14 @@ import redis.clients.jedis.util.JedisURIHelper;
  * server-wide): {@code TEAMDESK_REDIS_URL=redis://127.0.0.1:6391 java -cp ... QueueCommandCount [jobs]}.
  * A warm-up of 1000 jobs first fills the completed set to its retention (1000), so the measured jobs pay
  * the retention-by-count trim as in steady state. Prints a Markdown table: commands per job for
- * "add" (one at a time), "process c=1" and "process c=16".
+ * "add" (one at a time), "process c=1" and "process c=16", and the rows "~µs <command>": the server's
+ * own time per job in that command ({@code usec} of INFO commandstats; a script's row includes the
+ * commands it ran).
  */
 public final class QueueCommandCount {
+
+    /** Prefix of the rows that hold server time (INFO commandstats usec) rather than calls. */
+    private static final String USEC = "~µs ";
 
     private QueueCommandCount() {
     }
@@ -102,6 +107,8 @@ public final class QueueCommandCount {
             for (String kv : stats.split(",")) {
                 if (kv.startsWith("calls=")) {
                     calls.put(name, Long.parseLong(kv.substring("calls=".length())));
+                } else if (kv.startsWith("usec=")) {
+                    calls.put(USEC + name, Long.parseLong(kv.substring("usec=".length())));
                 }
             }
         }
@@ -139,7 +146,8 @@ public final class QueueCommandCount {
         StringBuilder total = new StringBuilder("| **commands run (script calls not counted)**");
         for (String h : header) {
             Map<String, Double> c = columns.get(h);
-            double sum = c.values().stream().mapToDouble(Double::doubleValue).sum();
+            double sum = c.entrySet().stream().filter(e -> !e.getKey().startsWith(USEC))
+                    .mapToDouble(Map.Entry::getValue).sum();
             total.append(" | ").append(String.format("%.2f", sum - c.getOrDefault("evalsha", 0.0)
                     - c.getOrDefault("fcall", 0.0)));
         }
