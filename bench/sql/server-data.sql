@@ -60,5 +60,5 @@ END $$;
 CREATE TRIGGER bench_claim_trg AFTER UPDATE ON background_task FOR EACH ROW
     WHEN (NEW.status = 'RUNNING' AND OLD.status IS DISTINCT FROM 'RUNNING')
     EXECUTE FUNCTION bench_claim_record();
-GRANT ALL ON bench_claim TO teamdesk_bench;
+GRANT ALL ON bench_claim TO :"app_role"; -- the bench role (bench/run passes -v app_role)
 ANALYZE;

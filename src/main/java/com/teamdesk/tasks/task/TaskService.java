@@ -104,7 +104,9 @@ public class TaskService {
 
     /**
      * {@link #create(UUID, UUID, NewTaskRequest)} with an optional {@code Idempotency-Key} (R25): the
-     * key is recorded in the same transaction as the task's INSERT. The same key and request again
+     * key is recorded in the same transaction as the task's INSERT. Without a key the INSERT is one
+     * statement committed on its own. Must not be called inside a transaction: the queue job is added
+     * after the row committed (R18). The same key and request again
      * within 24 h answer the original task (status 202, {@code replayed}) and create nothing.
      *
      * @param idem the key and fingerprint, or null without the header
@@ -129,16 +131,21 @@ public class TaskService {
         Instant runAt = runAt(req.runAt(), now);
         UUID id = UUID.randomUUID();
         boolean dueNow = !runAt.isAfter(now);
-        Created created = transactions.inNewTransaction(TxSite.REQUEST, () -> {
-            if (idem != null) {
+        Created created;
+        if (idem == null) {
+            // One statement, committed on its own (auto-commit): no JTA transaction to begin and end (issue 16).
+            created = new Created(ledger.insert(id, kind, teamId, callerId, accepted.scope(), accepted.params(), runAt,
+                    now, dueNow), null);
+        } else {
+            created = transactions.inNewTransaction(TxSite.REQUEST, () -> {
                 Optional<IdempotencyKeys.Stored> earlier = keys.record(idem, id, ACCEPTED, now);
                 if (earlier.isPresent()) {
                     return new Created(null, earlier.get());
                 }
-            }
-            return new Created(ledger.insert(id, kind, teamId, callerId, accepted.scope(), accepted.params(), runAt, now,
-                    dueNow), null);
-        });
+                return new Created(ledger.insert(id, kind, teamId, callerId, accepted.scope(), accepted.params(), runAt,
+                        now, dueNow), null);
+            });
+        }
         if (created.raced() != null) {
             return replay(created.raced());
         }

@@ -145,6 +145,27 @@ class TokenIT {
                 r.header("WWW-Authenticate"), r.body());
     }
 
+    /**
+     * Issue 16's remembered users (KnownUsers): a {@code sub} that names no user is refused on every
+     * request, never remembered as known; once the user exists the same token is accepted.
+     */
+    @Test
+    void anUnknownSubjectIsRefusedUntilTheUserExists() {
+        Api api = Api.at(url);
+        UUID later = UUID.randomUUID();
+        String token = Tokens.of(later);
+        for (int i = 0; i < 2; i++) {
+            Reply r = api.get("me", token);
+            assertInvalidToken("unknown user, request " + i, r.status(), r.header("Content-Type"),
+                    r.header("WWW-Authenticate"), r.body());
+        }
+        String name = "later-" + later.toString().substring(0, 8);
+        data.exec("INSERT INTO app_user (id, username, display_name) VALUES (?, ?, ?)", later, name, "User " + name);
+        Reply ok = api.get("me", token);
+        assertEquals(200, ok.status(), ok.toString());
+        assertTrue(ok.body().contains(later.toString()), ok.body());
+    }
+
     private static void assertInvalidToken(String what, int status, String contentType, String wwwAuthenticate, String body) {
         assertEquals(401, status, what + ": " + body);
         assertTrue(contentType != null && contentType.startsWith("application/problem+json"), what + ": " + contentType);

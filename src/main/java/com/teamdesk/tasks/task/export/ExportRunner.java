@@ -33,7 +33,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * Runs an EXPORT (R13). Memory stays flat in the row count: batches of {@code batch-size} rows
  * (default 500) are read by keyset, each as one PostgreSQL {@code COPY} whose bytes
  * ({@link CopyCsv}) stream to a temporary file, which the final write streams into the ledger.
- * After each batch the owner's permission is re-checked. Progress is written after the first batch
+ * After each batch the owner's permission is re-checked, and once more before the result is written
+ * when any row was read (a 0-row export was checked just before its count). Progress is written after the first batch
  * and then whenever the last lease-checked write is {@code teamdesk.task.lease-check-ms} (1 s) of
  * work ago, checked per row and per batch, so that a cancel (R23), a takeover or the run timeout
  * (R26) stops it within about a second ({@code teamdesk.export.progress-every-batch=true}: after
@@ -142,7 +143,11 @@ public class ExportRunner {
                     more = batch.rows() == batchSize;
                 }
             }
-            checkPermission(task);
+            if (written > 0) {
+                // Re-checked before rows leave the run; an export that read no row has nothing to protect
+                // and was checked a moment ago, before its count (issue 16: one statement less per 0-row export).
+                checkPermission(task);
+            }
             ex.pause(PausePoint.EXPORT_BEFORE_RESULT_WRITE);
             var now = ex.clock().instant();
             ledger.completeExport(ex.lease(), file, summary(written), now.plus(Duration.ofHours(retentionHours)), now);
