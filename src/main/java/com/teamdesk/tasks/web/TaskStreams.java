@@ -8,6 +8,7 @@ import com.teamdesk.tasks.task.JdbcTaskLedger.Versioned;
 import com.teamdesk.tasks.task.TaskMetrics;
 import com.teamdesk.tasks.task.TaskService;
 import com.teamdesk.tasks.task.TaskStatus;
+import com.teamdesk.tasks.task.live.LiveInterest;
 import com.teamdesk.tasks.task.live.TaskChangeListener;
 import com.teamdesk.tasks.team.Role;
 import com.teamdesk.tasks.team.TeamAccess;
@@ -74,6 +75,9 @@ public class TaskStreams {
     TaskChangeListener changes;
 
     @Inject
+    LiveInterest interest;
+
+    @Inject
     JdbcTaskLedger ledger;
 
     @Inject
@@ -122,6 +126,7 @@ public class TaskStreams {
         ticker.scheduleWithFixedDelay(this::keepAlive, keepAliveMs, keepAliveMs, TimeUnit.MILLISECONDS);
         changes.subscribe(this::onChange);
         changes.onResync(this::resyncAll);
+        interest.onRegistered(this::resyncAll);
     }
 
     @PreDestroy
@@ -212,6 +217,8 @@ public class TaskStreams {
         }
         streams.put(s, Boolean.TRUE);
         metrics.streams(1);
+        // Before the stream reads its first state: the ledger notifies only while some instance listens.
+        interest.acquire();
         return s;
     }
 
@@ -220,6 +227,11 @@ public class TaskStreams {
             streams.remove(s);
             open.decrementAndGet();
             metrics.streams(-1);
+            try {
+                interest.release();
+            } catch (RuntimeException e) { // the bean may already be gone while the server stops
+                LOG.log(Level.FINE, "task.live interest release", e);
+            }
             AtomicInteger mine = perUser.get(s.user);
             if (mine != null) {
                 mine.decrementAndGet();

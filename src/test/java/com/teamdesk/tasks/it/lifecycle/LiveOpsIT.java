@@ -1,5 +1,11 @@
 package com.teamdesk.tasks.it.lifecycle;
 
+import org.postgresql.PGNotification;
+import org.postgresql.PGConnection;
+import java.util.concurrent.CompletableFuture;
+import java.sql.Statement;
+import java.sql.PreparedStatement;
+import java.sql.Connection;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -143,6 +149,66 @@ class LiveOpsIT {
             try (Sse again = Sse.open(b.root().resolve("api/v1/tasks/" + task + "/events"), Tokens.of(t.staff()),
                     Long.toString(ids.get(ids.size() - 1)))) {
                 assertNull(again.nextOrEnd(), "nothing missed, final: ends at once");
+            }
+        }
+    }
+
+    /**
+     * Issue 16 (V7, {@code LiveInterest}): the ledger notifies only while some instance has streams open, and
+     * a change whose transaction decided "nobody listens" is never lost by a stream that opens meanwhile.
+     * (1) With no interest registered, a change is not notified: proven by order, since a later change made
+     * while an interest row exists is notified and notifications arrive in commit order. (2) A transaction
+     * that updated a task with no interest registered is still open when A's first stream on that task
+     * opens: the stream's registration waits for it (ACCESS EXCLUSIVE on live_interest), and the stream's
+     * first event is the state that transaction committed; the next change reaches the stream as an event.
+     */
+    @Test
+    void nothingIsNotifiedWhileNobodyListensAndAChangeInFlightWhenTheFirstStreamOpensIsNotLost() throws Exception {
+        TestTeam t = data.newTeam();
+        UUID quiet = dispatchedRow(t, t.staff(), "TEAM");
+        UUID heard = dispatchedRow(t, t.staff(), "TEAM");
+        UUID task = dispatchedRow(t, t.staff(), "TEAM");
+        String channel = "teamdesk_task:" + data.name();
+        try (Connection listener = data.connection(); Statement st = listener.createStatement()) {
+            st.execute("LISTEN \"" + channel + "\"");
+            // Both servers may still hold rows from earlier streams; from here on, nobody listens.
+            data.exec("DELETE FROM live_interest");
+            data.exec("UPDATE background_task SET progress = 5 WHERE id = ?", quiet);
+            data.exec("INSERT INTO live_interest (instance_id, until) VALUES ('the-test', now() + interval '1 minute')");
+            data.exec("UPDATE background_task SET progress = 6 WHERE id = ?", heard);
+            data.exec("DELETE FROM live_interest WHERE instance_id = 'the-test'");
+            List<String> notified = new ArrayList<>();
+            PGConnection pg = listener.unwrap(PGConnection.class);
+            Instant deadline = Instant.now().plus(SYNC);
+            while (notified.stream().noneMatch(n -> n.contains(heard.toString())) && Instant.now().isBefore(deadline)) {
+                PGNotification[] got = pg.getNotifications(500);
+                for (PGNotification n : got == null ? new PGNotification[0] : got) {
+                    notified.add(n.getParameter());
+                }
+            }
+            assertTrue(notified.stream().anyMatch(n -> n.contains(heard.toString())), "the change made while an "
+                    + "instance listened was notified: " + notified);
+            assertTrue(notified.stream().noneMatch(n -> n.contains(quiet.toString())), "the change made while "
+                    + "nobody listened was not: " + notified);
+        }
+
+        try (Connection tx = data.connection()) {
+            tx.setAutoCommit(false);
+            try (PreparedStatement ps = tx.prepareStatement("UPDATE background_task SET progress = 42 WHERE id = ?")) {
+                ps.setObject(1, task);
+                assertEquals(1, ps.executeUpdate()); // the trigger read live_interest: nobody listens
+            }
+            CompletableFuture<Sse> opening = CompletableFuture.supplyAsync(() ->
+                    Sse.open(a.root().resolve("api/v1/tasks/" + task + "/events"), Tokens.of(t.staff()), null));
+            awaitTrue(() -> data.count("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation"
+                    + " WHERE c.relname = 'live_interest' AND l.mode = 'AccessExclusiveLock' AND NOT l.granted") == 1,
+                    "A's registration to wait for the open transaction");
+            tx.commit();
+            try (Sse s = opening.get(SYNC.toSeconds(), TimeUnit.SECONDS)) {
+                assertEquals(200, s.status(), s.body());
+                assertEquals("WAITING 42", state(s.next()), "the committed change is the stream's first state");
+                data.exec("UPDATE background_task SET progress = 43 WHERE id = ?", task);
+                assertEquals("WAITING 43", state(s.next()), "a change after the registration is an event");
             }
         }
     }
