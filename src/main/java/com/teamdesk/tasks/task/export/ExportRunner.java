@@ -129,7 +129,6 @@ public class ExportRunner {
         if (total > maxRows) {
             throw new TaskRejected(Reason.TOO_LARGE, total + " rows > limit " + maxRows);
         }
-        ChunkedResult.Stored stored;
         long written = 0;
         try (ChunkedResult out = new ChunkedResult(ledger, ex.lease(), ex.clock(), chunkBytes,
                 chunkOverlap ? chunkStores() : null)) {
@@ -162,7 +161,7 @@ public class ExportRunner {
                     afterId = batch.lastId();
                     more = batch.rows() == batchSize;
                 }
-                stored = out.finish();
+                ChunkedResult.Stored stored = out.finish();
                 checkPermission(task);
                 ex.pause(PausePoint.EXPORT_BEFORE_RESULT_WRITE);
                 var now = ex.clock().instant();
