@@ -139,10 +139,12 @@ public class JdbcTaskLedger {
     }
 
     /**
-     * R13: stores one chunk of an export's CSV under the lease (R8), fenced like every other write:
-     * the INSERT takes the task row {@code FOR SHARE} only while it is RUNNING with this execution
-     * id, so a concurrent claim (takeover, cancel, recovery) either waits for the chunk's commit or
-     * makes it insert nothing. The chunk commits asynchronously ({@code synchronous_commit} off for
+     * R13: stores one chunk of an export's CSV under the lease (R8): the INSERT stores it only while
+     * the task is RUNNING with this execution id, as seen at the statement's start; it takes no row
+     * lock, so it never holds up the export's own progress write or a claim. A chunk racing a
+     * takeover may still be stored, but it can never be served: only the chunks of the execution
+     * the lease-checked {@link #completeExport} names are the result, and the others are deleted
+     * (winner's completion, {@link #deleteChunksOf}, {@link #purgeOrphanChunks}). The chunk commits asynchronously ({@code synchronous_commit} off for
      * this transaction only): it is served only after {@link #completeExport}, whose synchronous
      * commit flushes the WAL up to and including every earlier chunk (docs/decisions.md).
      *
@@ -154,8 +156,7 @@ public class JdbcTaskLedger {
     public void writeResultChunk(Lease lease, int seq, byte[] bytes, int length, Instant now) {
         checkDeadline(lease, "result chunk write", now);
         String sql = "INSERT INTO task_result_chunk (task_id, execution_id, seq, bytes) SELECT id, execution_id, ?, ?"
-                + " FROM background_task" + LEASE + " AND set_config('synchronous_commit', 'off', true) IS NOT NULL"
-                + " FOR SHARE";
+                + " FROM background_task" + LEASE + " AND set_config('synchronous_commit', 'off', true) IS NOT NULL";
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setInt(1, seq);
             ps.setBinaryStream(2, new ByteArrayInputStream(bytes, 0, length), length);

@@ -15,7 +15,7 @@ import java.util.concurrent.Future;
 
 /**
  * The export's CSV while it is written (R13, issue 16): cuts the bytes into chunks of a fixed size,
- * hashes them (SHA-256) and stores each under the lease ({@link JdbcTaskLedger#writeResultChunk}).
+ * and hashes (SHA-256) and stores each under the lease ({@link JdbcTaskLedger#writeResultChunk}).
  * With an executor, a full chunk is stored on one of its threads while the export fills the next
  * one; the hand-off waits for the previous store first, so at most one store is in flight and the
  * heap holds two chunk buffers at most. A store's failure ({@code LeaseLost}, {@code RunTimedOut}, an
@@ -120,16 +120,21 @@ final class ChunkedResult extends OutputStream {
     }
 
     private void handOff() throws IOException {
-        sha.update(filling, 0, length);
         size += length;
         awaitStoring();
         byte[] chunk = filling;
         int n = length;
         int s = seq++;
-        if (executor == null) {
+        // The digest is updated by the store, in chunk order: stores run one at a time, each after the
+        // previous one's Future completed (happens-before), so the hashing leaves the export's thread too.
+        Runnable store = () -> {
+            sha.update(chunk, 0, n);
             ledger.writeResultChunk(lease, s, chunk, n, clock.instant());
+        };
+        if (executor == null) {
+            store.run();
         } else {
-            storing = executor.submit(() -> ledger.writeResultChunk(lease, s, chunk, n, clock.instant()));
+            storing = executor.submit(store);
         }
         filling = spare != null ? spare : new byte[chunkBytes];
         spare = chunk;
