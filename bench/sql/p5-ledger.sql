@@ -29,7 +29,8 @@ CREATE TEMP TABLE bench_user AS SELECT row_number() OVER (ORDER BY username) - 1
 CREATE TEMP TABLE bench_team AS SELECT row_number() OVER (ORDER BY slug) - 1 AS i, id FROM team;
 
 INSERT INTO background_task (id, kind, team_id, owner_id, scope, filters, status, run, attempts, progress,
-                             execution_id, dispatched_at, run_at, last_error, result_csv, result_summary,
+                             execution_id, dispatched_at, run_at, last_error, result_execution_id, result_size,
+                             result_sha256, result_summary,
                              expires_at, created_at, updated_at)
 SELECT gen_random_uuid(),
        CASE WHEN n % 4 = 0 THEN 'REMINDER' ELSE 'EXPORT' END,
@@ -44,7 +45,10 @@ SELECT gen_random_uuid(),
        CASE WHEN s.status = 'WAITING' AND k < 300 THEN NULL ELSE s.created_at + interval '20 ms' END,
        CASE WHEN k >= 200 AND k < 300 THEN now() + interval '1 hour' ELSE s.created_at END,
        CASE WHEN s.status = 'FAILED' THEN 'The export has more rows than the limit; narrow the filters.' END,
-       CASE WHEN s.status = 'COMPLETED' AND k >= :rows - 2000 THEN convert_to('id,title' || chr(10) || n || ',t', 'UTF8') END,
+       CASE WHEN s.status = 'COMPLETED' AND k >= :rows - 2000 THEN gen_random_uuid() END,
+       CASE WHEN s.status = 'COMPLETED' AND k >= :rows - 2000 THEN 12 END,
+       CASE WHEN s.status = 'COMPLETED' AND k >= :rows - 2000
+            THEN encode(sha256(convert_to('id,title' || chr(10) || '1,t', 'UTF8')), 'hex') END,
        CASE WHEN s.status = 'COMPLETED' THEN (n % 500) || ' tickets' END,
        CASE WHEN s.status = 'COMPLETED' THEN s.updated_at + interval '24 hours' END,
        s.created_at,
@@ -67,4 +71,8 @@ CROSS JOIN LATERAL (
 ) s
 JOIN bench_team t ON t.i = n % 20
 JOIN bench_user u ON u.i = n % 200;
+-- The stored CSVs of the recent COMPLETED exports, one chunk each (migration V6).
+INSERT INTO task_result_chunk (task_id, execution_id, seq, bytes)
+SELECT id, result_execution_id, 0, convert_to('id,title' || chr(10) || '1,t', 'UTF8')
+FROM background_task WHERE result_execution_id IS NOT NULL;
 ALTER TABLE background_task ENABLE TRIGGER USER;

@@ -1,4 +1,4 @@
--- Data of the server figures (P2, P3, P4) in teamdesk_bench, after the server's Flyway migration.
+-- Data of the server figures (P2, P3, P4) in the bench database (BENCH_DB_NAME, default teamdesk_bench), after the server's Flyway migration.
 --   users  b0..01 bench-owner (OWNER of every bench team), b0..02 bench-idle (OWNER of team idle,
 --          which has no tickets: its SELF exports are 0-row CSVs, the trivial task of P2/P4),
 --          50 requesters and 10 staff assignees;
@@ -60,5 +60,5 @@ END $$;
 CREATE TRIGGER bench_claim_trg AFTER UPDATE ON background_task FOR EACH ROW
     WHEN (NEW.status = 'RUNNING' AND OLD.status IS DISTINCT FROM 'RUNNING')
     EXECUTE FUNCTION bench_claim_record();
-GRANT ALL ON bench_claim TO :"app_role"; -- the bench role (bench/run passes -v app_role)
+GRANT ALL ON bench_claim TO :"app_role"; -- bench/run passes -v app_role (BENCH_DB_NAME)
 ANALYZE;

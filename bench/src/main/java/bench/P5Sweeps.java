@@ -326,7 +326,7 @@ public final class P5Sweeps {
      */
     private void retentionScenario(int k) throws SQLException {
         if (oldRows.isEmpty()) {
-            oldRows.addAll(ids("SELECT id FROM background_task WHERE status = 'COMPLETED' AND result_csv IS NULL"
+            oldRows.addAll(ids("SELECT id FROM background_task WHERE status = 'COMPLETED' AND result_sha256 IS NULL"
                     + " ORDER BY id LIMIT 20"));
         }
         exec("UPDATE background_task SET updated_at = now() - interval '100 days' WHERE id = ANY(?)",

@@ -8,11 +8,9 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
 import jakarta.transaction.Transactional.TxType;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.io.OutputStream;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -23,6 +21,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
@@ -37,11 +37,11 @@ import javax.sql.DataSource;
  */
 @ApplicationScoped
 public class JdbcTaskLedger {
+    private static final Logger LOG = Logger.getLogger(JdbcTaskLedger.class.getName());
 
     /** Columns of a {@link BackgroundTask}, in record order; also used in RETURNING clauses. */
     static final String COLUMNS = "id, kind, team_id, owner_id, scope, filters::text, status, run, attempts, progress,"
-            + " execution_id, dispatched_at, run_at, last_error, encode(sha256(result_csv), 'hex'),"
-            + " octet_length(result_csv), result_summary, expires_at, created_at, updated_at, cancelled_at, cancelled_by";
+            + " execution_id, dispatched_at, run_at, last_error, result_sha256, result_size, result_summary, expires_at, created_at, updated_at, cancelled_at, cancelled_by";
 
     /** How many columns {@link #COLUMNS} selects; a column appended after them is {@code COLUMN_COUNT + 1}. */
     static final int COLUMN_COUNT = 22;
@@ -139,26 +139,73 @@ public class JdbcTaskLedger {
     }
 
     /**
-     * R13 final write of an export under the lease: the CSV (streamed from {@code csvFile}),
-     * summary, expiry, COMPLETED, progress 100, lease cleared.
+     * R13: stores one chunk of an export's CSV under the lease (R8): the INSERT stores it only while
+     * the task is RUNNING with this execution id, as seen at the statement's start; it takes no row
+     * lock, so it never holds up the export's own progress write or a claim. A chunk racing a
+     * takeover may still be stored, but it can never be served: only the chunks of the execution
+     * the lease-checked {@link #completeExport} names are the result, and the others are deleted
+     * (winner's completion, {@link #deleteChunksOf}, {@link #purgeOrphanChunks}). The chunk commits asynchronously ({@code synchronous_commit} off for
+     * this transaction only): it is served only after {@link #completeExport}, whose synchronous
+     * commit flushes the WAL up to and including every earlier chunk (docs/decisions.md).
      *
+     * @param seq    0-based position of the chunk in the CSV
+     * @param bytes  the chunk's bytes are {@code bytes[0..length)}
+     * @throws LeaseLost   when the lease no longer matches (nothing stored)
+     * @throws RunTimedOut when {@code now} is past the lease's deadline (R26); nothing is written
+     */
+    public void writeResultChunk(Lease lease, int seq, byte[] bytes, int length, Instant now) {
+        checkDeadline(lease, "result chunk write", now);
+        String sql = "INSERT INTO task_result_chunk (task_id, execution_id, seq, bytes) SELECT id, execution_id, ?, ?"
+                + " FROM background_task" + LEASE + " AND set_config('synchronous_commit', 'off', true) IS NOT NULL";
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setInt(1, seq);
+            ps.setBinaryStream(2, new ByteArrayInputStream(bytes, 0, length), length);
+            Jdbc.bind(ps, 3, lease.taskId(), lease.run(), lease.executionId());
+            checkLease(lease, "result chunk write", ps.executeUpdate());
+        } catch (SQLException e) {
+            throw new LedgerException("result chunk write", e);
+        }
+    }
+
+    /**
+     * R13 final write of an export under the lease: the result is this execution's chunks
+     * ({@link #writeResultChunk}, all committed before), with their total size and SHA-256; summary,
+     * expiry, COMPLETED, progress 100, lease cleared. One small UPDATE. Afterwards chunks of other
+     * executions of the task (stale ones that lost their lease) are deleted, best effort (the
+     * chunk sweep, {@link #purgeOrphanChunks}, removes what is left).
+     *
+     * @param size   bytes of the CSV (the sum of the chunks)
+     * @param sha256 hex SHA-256 of the CSV
      * @throws LeaseLost   when the count is not 1
      * @throws RunTimedOut when {@code now} is past the lease's deadline (R26); nothing is written
      */
-    public void completeExport(Lease lease, Path csvFile, String summary, Instant expiresAt, Instant now) {
+    public void completeExport(Lease lease, long size, String sha256, String summary, Instant expiresAt, Instant now) {
         checkDeadline(lease, "result write", now);
-        String sql = "UPDATE background_task SET result_csv = ?, result_summary = ?, expires_at = ?,"
-                + " status = 'COMPLETED', progress = 100, execution_id = NULL, last_error = NULL, updated_at = ?" + LEASE;
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql);
-                InputStream in = Files.newInputStream(csvFile)) {
-            ps.setBinaryStream(1, in, Files.size(csvFile));
-            Jdbc.bind(ps, 2, summary, expiresAt, now, lease.taskId(), lease.run(), lease.executionId());
-            checkLease(lease, "result write", ps.executeUpdate());
-        } catch (SQLException e) {
-            throw new LedgerException("result write", e);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        if (size > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("a CSV of " + size + " bytes is larger than a result may be");
         }
+        leaseChecked(lease, "result write", "UPDATE background_task SET result_execution_id = execution_id,"
+                + " result_size = ?, result_sha256 = ?, result_summary = ?, expires_at = ?, status = 'COMPLETED',"
+                + " progress = 100, execution_id = NULL, last_error = NULL, updated_at = ?" + LEASE,
+                (int) size, sha256, summary, expiresAt, now);
+        try {
+            update("DELETE FROM task_result_chunk WHERE task_id = ? AND execution_id <> ?", -1, "stale chunks",
+                    lease.taskId(), lease.executionId());
+        } catch (LedgerException e) {
+            LOG.log(Level.WARNING, "task.export stale chunks of " + lease.taskId() + " left to the sweep: " + e);
+        }
+    }
+
+    /**
+     * Deletes the chunks an execution wrote unless they are its task's result: what an export that
+     * failed or lost its lease leaves behind. Best effort; the chunk sweep removes what is left.
+     *
+     * @return chunks deleted
+     */
+    public int deleteChunksOf(Lease lease) {
+        return update("DELETE FROM task_result_chunk WHERE task_id = ? AND execution_id = ? AND NOT EXISTS"
+                + " (SELECT 1 FROM background_task WHERE id = ? AND result_execution_id = ?)", -1, "delete chunks",
+                lease.taskId(), lease.executionId(), lease.taskId(), lease.executionId());
     }
 
     /**
@@ -207,7 +254,8 @@ public class JdbcTaskLedger {
      */
     public Optional<BackgroundTask> retry(UUID taskId, int expectedRun, Instant now) {
         return queryOne("UPDATE background_task SET run = run + 1, status = 'WAITING', progress = 0, attempts = 0,"
-                + " last_error = NULL, execution_id = NULL, dispatched_at = NULL, result_csv = NULL,"
+                + " last_error = NULL, execution_id = NULL, dispatched_at = NULL, result_execution_id = NULL,"
+                + " result_size = NULL, result_sha256 = NULL,"
                 + " result_summary = NULL, expires_at = NULL, cancelled_at = NULL, cancelled_by = NULL, run_at = ?,"
                 + " updated_at = ? WHERE id = ? AND run = ? AND status IN ('FAILED', 'CANCELLED') RETURNING " + COLUMNS,
                 now, now, taskId, expectedRun);
@@ -323,25 +371,83 @@ public class JdbcTaskLedger {
     }
 
     /**
-     * R13: clears up to {@code limit} CSVs whose 24 h are over; the task row, summary and expiry stay
-     * (410 Gone). Rows another sweep holds are skipped.
+     * R13: clears up to {@code limit} CSVs whose 24 h are over, chunks included, in one statement;
+     * the task row, summary and expiry stay (410 Gone). Rows another sweep holds are skipped.
+     *
+     * @return how many results were cleared
      */
     public int purgeExpiredResults(Instant now, int limit) {
-        return update("UPDATE background_task SET result_csv = NULL, updated_at = ? WHERE id IN (SELECT id FROM"
-                + " background_task WHERE result_csv IS NOT NULL AND expires_at <= ? LIMIT ? FOR UPDATE SKIP LOCKED)",
-                -1, "purge", now, now, limit);
+        return count("WITH purged AS (UPDATE background_task SET result_execution_id = NULL, result_size = NULL,"
+                + " result_sha256 = NULL, updated_at = ? WHERE id IN (SELECT id FROM background_task"
+                + " WHERE result_sha256 IS NOT NULL AND expires_at <= ? LIMIT ? FOR UPDATE SKIP LOCKED)"
+                + " RETURNING id), chunks AS (DELETE FROM task_result_chunk WHERE task_id IN (SELECT id FROM purged))"
+                + " SELECT count(*) FROM purged", "purge", now, now, limit);
     }
 
-    /** @return the stored CSV bytes of a task, or empty when none is stored */
-    public Optional<byte[]> readResult(UUID taskId) {
-        try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement("SELECT result_csv FROM background_task WHERE id = ?")) {
+    /**
+     * Deletes up to {@code limit} chunks that are neither a result nor being written by their task's
+     * current execution: left by an execution that lost its lease, failed, or died before it could
+     * clean up. Never touches chunks a running execution may still complete with.
+     *
+     * @return chunks deleted
+     */
+    public int purgeOrphanChunks(int limit) {
+        return update("DELETE FROM task_result_chunk WHERE (task_id, execution_id, seq) IN (SELECT c.task_id,"
+                + " c.execution_id, c.seq FROM task_result_chunk c JOIN background_task t ON t.id = c.task_id"
+                + " WHERE c.execution_id IS DISTINCT FROM t.result_execution_id"
+                + " AND NOT (t.status = 'RUNNING' AND c.execution_id = t.execution_id)"
+                + " LIMIT " + Math.max(1, limit) + " FOR UPDATE OF c SKIP LOCKED)", -1, "purge chunks");
+    }
+
+    /** Where a task's stored CSV is: the execution whose chunks hold it, its size and SHA-256 (hex). */
+    public record StoredResult(UUID taskId, UUID executionId, int size, String sha256) {
+    }
+
+    /** @return where the task's CSV is stored, or empty when none is (not completed, or purged) */
+    public Optional<StoredResult> storedResult(UUID taskId) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT result_execution_id, result_size, result_sha256 FROM background_task WHERE id = ?"
+                        + " AND result_execution_id IS NOT NULL")) {
             ps.setObject(1, taskId);
             try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? Optional.ofNullable(rs.getBytes(1)) : Optional.empty();
+                return rs.next() ? Optional.of(new StoredResult(taskId, Jdbc.uuid(rs, 1), rs.getInt(2), rs.getString(3)))
+                        : Optional.empty();
             }
         } catch (SQLException e) {
             throw new LedgerException("read result", e);
+        }
+    }
+
+    /**
+     * Streams a stored CSV to {@code out}, chunk by chunk in order: one chunk in memory at a time,
+     * and a pooled connection only while a chunk is read (never while {@code out} blocks on a
+     * slow client).
+     *
+     * @throws IOException when {@code out} fails, or when the chunks end before {@code result.size()}
+     *                     bytes or go past it (e.g. purged during the download): the download must
+     *                     then fail rather than look complete
+     */
+    public void writeResult(StoredResult result, OutputStream out) throws IOException {
+        long written = 0;
+        for (int seq = 0; written < result.size(); seq++) {
+            byte[] chunk = readChunk(result, seq);
+            if (chunk == null || written + chunk.length > result.size()) {
+                throw new IOException("the stored CSV of task " + result.taskId() + " is incomplete at chunk " + seq);
+            }
+            out.write(chunk);
+            written += chunk.length;
+        }
+    }
+
+    private byte[] readChunk(StoredResult result, int seq) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT bytes FROM task_result_chunk WHERE task_id = ? AND execution_id = ? AND seq = ?")) {
+            Jdbc.bind(ps, 1, result.taskId(), result.executionId(), seq);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getBytes(1) : null;
+            }
+        } catch (SQLException e) {
+            throw new LedgerException("read result chunk", e);
         }
     }
 
@@ -453,6 +559,18 @@ public class JdbcTaskLedger {
                 throw new IllegalStateException(what + " matched " + n + " rows, expected " + expected);
             }
             return n;
+        } catch (SQLException e) {
+            throw new LedgerException(what, e);
+        }
+    }
+
+    private int count(String sql, String what, Object... args) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            Jdbc.bind(ps, 1, args);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
         } catch (SQLException e) {
             throw new LedgerException(what, e);
         }

@@ -86,9 +86,13 @@ public class TaskRecovery {
         return settled;
     }
 
-    /** R13: clears up to {@code limit} CSVs past their 24 h; returns how many. */
+    /**
+     * R13: clears up to {@code limit} CSVs past their 24 h (their chunks with them), then deletes up
+     * to {@code limit} chunks no result and no running execution owns (left by executions that lost
+     * their lease or died); returns how many of both.
+     */
     @Transactional(TxType.MANDATORY)
     public int purgeExpiredResults(int limit) {
-        return ledger.purgeExpiredResults(clock.instant(), limit);
+        return ledger.purgeExpiredResults(clock.instant(), limit) + ledger.purgeOrphanChunks(limit);
     }
 }

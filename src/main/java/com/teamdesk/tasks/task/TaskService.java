@@ -375,11 +375,12 @@ public class TaskService {
         if (task.expiresAt() != null && !clock.instant().isBefore(task.expiresAt())) {
             throw new GoneException("export.expired", "The export's file expired at " + task.expiresAt() + ".");
         }
-        byte[] csv = ledger.readResult(taskId).orElseThrow(
+        JdbcTaskLedger.StoredResult csv = ledger.storedResult(taskId).orElseThrow(
                 () -> new GoneException("export.expired", "The export's file is no longer available."));
         Team team = em.find(Team.class, task.teamId());
         String slug = team == null ? "team" : team.getSlug();
-        return new TaskResult("teamdesk-export-" + slug + "-" + FILE_TIME.format(task.updatedAt()) + "-" + task.id() + ".csv", csv);
+        return new TaskResult("teamdesk-export-" + slug + "-" + FILE_TIME.format(task.updatedAt()) + "-" + task.id() + ".csv",
+                csv.size(), csv.sha256(), out -> ledger.writeResult(csv, out));
     }
 
     private record Visible(BackgroundTask task, Role role) {

@@ -16,6 +16,7 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.StreamingOutput;
 import jakarta.ws.rs.sse.Sse;
 import jakarta.ws.rs.sse.SseEventSink;
 import java.util.UUID;
@@ -101,7 +102,10 @@ public class TaskResource {
         return IdempotentRequest.of(user.id(), headers.getHeaderString(TeamTaskResource.IDEMPOTENCY_KEY), "POST", path, "");
     }
 
-    /** @return the CSV of a completed export as an attachment (409 not completed, 410 expired) */
+    /**
+     * @return the CSV of a completed export as an attachment (409 not completed, 410 expired),
+     *         streamed from its stored chunks with its exact {@code Content-Length}
+     */
     @GET
     @Path("result")
     @Produces(CSV)
@@ -109,7 +113,9 @@ public class TaskResource {
     public Response result(@PathParam("taskId") String taskId) {
         TaskResult r = tasks.result(user.id(), id(taskId));
         String name = r.fileName().replaceAll("[^A-Za-z0-9._-]", "_");
-        return Response.ok(r.csv(), CSV).header("Content-Disposition", "attachment; filename=\"" + name + "\"").build();
+        StreamingOutput body = r.body()::writeTo;
+        return Response.ok(body, CSV).header("Content-Disposition", "attachment; filename=\"" + name + "\"")
+                .header("Content-Length", r.size()).build();
     }
 
     private static UUID id(String taskId) {

@@ -9,12 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.teamdesk.tasks.testing.TestDatabase;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -31,7 +30,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
@@ -54,9 +52,6 @@ class JdbcTaskLedgerTest {
     private static UUID owner;
 
     private final JdbcTaskLedger ledger = new JdbcTaskLedger();
-
-    @TempDir
-    Path tmp;
 
     @BeforeAll
     static void migrateAPrivateSchema() throws SQLException {
@@ -120,7 +115,7 @@ class JdbcTaskLedgerTest {
 
         Instant expires = Instant.parse("2027-03-14T09:59:59.999999Z"); // just before LA's spring-forward gap
         Lease lease = ledger.claim(a, 0, 0, pst).orElseThrow().lease();
-        ledger.completeExport(lease, csv("x\n"), "1 row", expires, pst);
+        complete(lease, "x\n", "1 row", expires, pst);
         BackgroundTask done = ledger.find(a).orElseThrow();
         assertEquals(expires, done.expiresAt());
         assertEquals(pst, done.updatedAt());
@@ -177,7 +172,7 @@ class JdbcTaskLedgerTest {
     }
 
     @Test
-    void everyWriteOfAnExecutionThatLostItsLeaseMatchesNothingAndThrowsLeaseLost() throws IOException {
+    void everyWriteOfAnExecutionThatLostItsLeaseMatchesNothingAndThrowsLeaseLost() throws SQLException {
         UUID id = insert(T0, T0);
         Lease stale = ledger.claim(id, 0, 0, T0).orElseThrow().lease();
         Lease current = ledger.claim(id, 0, 0, T0.plusSeconds(1)).orElseThrow().lease();
@@ -185,8 +180,12 @@ class JdbcTaskLedgerTest {
 
         assertThrows(LeaseLost.class, () -> ledger.writeProgress(stale, 50, T0.plusSeconds(2)));
         assertThrows(LeaseLost.class, () -> ledger.readUnderLease(stale));
-        Path file = csv("stale\n");
-        assertThrows(LeaseLost.class, () -> ledger.completeExport(stale, file, "s", T0, T0.plusSeconds(2)));
+        byte[] staleBytes = "stale\n".getBytes(StandardCharsets.UTF_8);
+        assertThrows(LeaseLost.class, () -> ledger.writeResultChunk(stale, 0, staleBytes, staleBytes.length,
+                T0.plusSeconds(2)), "R8: a stale execution's chunk is refused");
+        assertEquals(0, count("SELECT count(*) FROM task_result_chunk WHERE task_id = ?", id), "and not stored");
+        assertThrows(LeaseLost.class, () -> ledger.completeExport(stale, 6, sha256("stale\n"), "s", T0,
+                T0.plusSeconds(2)));
         assertThrows(LeaseLost.class, () -> ledger.completeReminder(stale, T0.plusSeconds(2)));
         assertFalse(ledger.reportFailure(stale, true, "late", T0.plusSeconds(2)), "R11: 0 rows, return quietly");
         assertEquals(snapshot, ledger.find(id).orElseThrow(), "R8: nothing written, updatedAt included");
@@ -194,7 +193,7 @@ class JdbcTaskLedgerTest {
         ledger.writeProgress(current, 50, T0.plusSeconds(3));
         assertEquals(50, ledger.readUnderLease(current).progress());
         assertEquals(T0.plusSeconds(3), ledger.find(id).orElseThrow().updatedAt(), "progress moves updatedAt");
-        ledger.completeExport(current, csv("a,b\r\n"), "1 row", T0.plus(Duration.ofHours(24)), T0.plusSeconds(4));
+        complete(current, "a,b\r\n", "1 row", T0.plus(Duration.ofHours(24)), T0.plusSeconds(4));
         BackgroundTask done = ledger.find(id).orElseThrow();
         assertEquals(TaskStatus.COMPLETED, done.status());
         assertEquals(100, done.progress());
@@ -323,6 +322,55 @@ class JdbcTaskLedgerTest {
         assertEquals(List.of(), ledger.recoverStalled(cutoff, 10, now));
     }
 
+    /**
+     * Issue 16: the result is the completing execution's chunks, streamed in order; chunks a stale
+     * execution wrote before it lost its lease are dropped at completion and never served; the sweep
+     * removes chunks of executions that are gone but never those of a running one; the purge of an
+     * expired result removes its chunks; a result whose chunks are missing fails instead of ending early.
+     */
+    @Test
+    void resultChunksAreTheWinnersOnlyAndGoWithTheirResult() throws SQLException, IOException {
+        UUID id = insert(T0, T0);
+        Lease stale = ledger.claim(id, 0, 0, T0).orElseThrow().lease();
+        byte[] old = "OLD,OLD\r\n".getBytes(StandardCharsets.UTF_8);
+        ledger.writeResultChunk(stale, 0, old, old.length, T0);
+        ledger.writeResultChunk(stale, 1, old, 3, T0);
+        Lease current = ledger.claim(id, 0, 1, T0.plusSeconds(1)).orElseThrow().lease();
+        assertThrows(LeaseLost.class, () -> ledger.writeResultChunk(stale, 2, old, old.length, T0.plusSeconds(2)));
+        complete(current, "\uFEFFid,title\r\n1,\"a, b\"\r\n", "1 ticket exported", T0.plus(Duration.ofHours(24)),
+                T0.plusSeconds(3));
+        assertEquals("\uFEFFid,title\r\n1,\"a, b\"\r\n", download(id), "the winner's chunks, in order");
+        assertEquals(0, count("SELECT count(*) FROM task_result_chunk WHERE execution_id = ?", stale.executionId()),
+                "the stale execution's chunks are gone at completion");
+        assertEquals(sha256("\uFEFFid,title\r\n1,\"a, b\"\r\n"), ledger.find(id).orElseThrow().resultDigest());
+
+        UUID died = insert(T0, T0);
+        Lease gone = ledger.claim(died, 0, 0, T0).orElseThrow().lease();
+        ledger.writeResultChunk(gone, 0, old, old.length, T0);
+        UUID running = insert(T0, T0);
+        Lease alive = ledger.claim(running, 0, 0, T0).orElseThrow().lease();
+        ledger.writeResultChunk(alive, 0, old, old.length, T0);
+        ledger.writeProgress(alive, 10, T0.plusSeconds(3));
+        assertEquals(List.of(TaskJobId.of(died, 0)), ledger.recoverStalled(T0.plusSeconds(2), 10, T0.plusSeconds(5)));
+        assertEquals(1, ledger.purgeOrphanChunks(100), "only the recovered execution's chunk");
+        assertEquals(0, count("SELECT count(*) FROM task_result_chunk WHERE task_id = ?", died));
+        assertEquals(1, count("SELECT count(*) FROM task_result_chunk WHERE task_id = ?", running),
+                "a running execution's chunks stay");
+        assertEquals(0, ledger.purgeOrphanChunks(100), "the result's chunks are not orphans");
+
+        var stored = ledger.storedResult(id).orElseThrow();
+        assertThrows(IOException.class, () -> ledger.writeResult(
+                new JdbcTaskLedger.StoredResult(id, stored.executionId(), stored.size() + 1, stored.sha256()),
+                new ByteArrayOutputStream()), "chunks ending early fail the download");
+
+        assertEquals(0, ledger.purgeExpiredResults(T0.plus(Duration.ofHours(23)), 10), "not yet expired");
+        assertEquals(1, ledger.purgeExpiredResults(T0.plus(Duration.ofHours(24)), 10));
+        assertTrue(ledger.storedResult(id).isEmpty());
+        assertNull(ledger.find(id).orElseThrow().resultBytes());
+        assertEquals(0, count("SELECT count(*) FROM task_result_chunk WHERE task_id = ?", id), "expiry drops the chunks");
+        assertEquals(TaskStatus.COMPLETED, ledger.find(id).orElseThrow().status());
+    }
+
     // ---- helpers -----------------------------------------------------------------------------------
 
     private UUID insert(Instant runAt, Instant now) {
@@ -343,8 +391,32 @@ class JdbcTaskLedgerTest {
         }
     }
 
-    private Path csv(String text) throws IOException {
-        return Files.writeString(Files.createTempFile(tmp, "ledger", ".csv"), text, StandardCharsets.UTF_8);
+    /** Stores {@code text} as chunks of 2 bytes under the lease and completes the export with it. */
+    private void complete(Lease lease, String text, String summary, Instant expiresAt, Instant now) {
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        for (int seq = 0; seq * 2 < bytes.length; seq++) {
+            byte[] chunk = java.util.Arrays.copyOfRange(bytes, seq * 2, Math.min(bytes.length, seq * 2 + 2));
+            ledger.writeResultChunk(lease, seq, chunk, chunk.length, now);
+        }
+        ledger.completeExport(lease, bytes.length, sha256(text), summary, expiresAt, now);
+    }
+
+    private String download(UUID id) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ledger.writeResult(ledger.storedResult(id).orElseThrow(), out);
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    private static long count(String sql, Object... args) throws SQLException {
+        try (Connection c = sessions.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < args.length; i++) {
+                ps.setObject(i + 1, args[i]);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                assertTrue(rs.next());
+                return rs.getLong(1);
+            }
+        }
     }
 
     private static String sha256(String text) {

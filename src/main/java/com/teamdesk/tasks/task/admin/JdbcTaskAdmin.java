@@ -36,7 +36,7 @@ import javax.sql.DataSource;
 public class JdbcTaskAdmin {
     private static final String COLUMNS = "id, kind, team_id, owner_id, scope, filters::text, status, run, attempts,"
             + " progress, execution_id, claimed_by, dispatched_at, run_at, last_error, result_summary,"
-            + " octet_length(result_csv), encode(sha256(result_csv), 'hex'), expires_at, created_at, updated_at, change_seq";
+            + " result_size, result_sha256, expires_at, created_at, updated_at, change_seq";
 
     @Resource(lookup = SchemaMigration.DATASOURCE)
     DataSource dataSource;

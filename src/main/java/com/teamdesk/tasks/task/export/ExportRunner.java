@@ -13,26 +13,30 @@ import com.teamdesk.tasks.team.JdbcTicketReader;
 import com.teamdesk.tasks.team.Role;
 import com.teamdesk.tasks.team.TeamAccess;
 import com.teamdesk.tasks.team.TicketFilter;
+import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.io.BufferedOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Runs an EXPORT (R13). Memory stays flat in the row count: batches of {@code batch-size} rows
  * (default 500) are read by keyset, each as one PostgreSQL {@code COPY} whose bytes
- * ({@link CopyCsv}) stream to a temporary file, which the final write streams into the ledger.
+ * ({@link CopyCsv}) go into chunks of {@code chunk-bytes} (2 MiB) that are stored under the lease
+ * while the next batches are copied ({@link ChunkedResult}); the final write is a small
+ * lease-checked UPDATE naming this execution's chunks as the result.
  * After each batch the owner's permission is re-checked, and once more before the result is written
  * when any row was read (a 0-row export was checked just before its count). Progress is written after the first batch
  * and then whenever the last lease-checked write is {@code teamdesk.task.lease-check-ms} (1 s) of
@@ -42,6 +46,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  */
 @ApplicationScoped
 public class ExportRunner {
+    private static final Logger LOG = Logger.getLogger(ExportRunner.class.getName());
 
     @Inject
     JdbcTicketReader tickets;
@@ -70,6 +75,21 @@ public class ExportRunner {
     @Inject
     @ConfigProperty(name = "teamdesk.export.retention-hours", defaultValue = "24")
     long retentionHours;
+
+    /** Bytes per stored result chunk (default 2 MiB). */
+    @Inject
+    @ConfigProperty(name = "teamdesk.export.chunk-bytes", defaultValue = "2097152")
+    int chunkBytes;
+
+    /** Store each chunk on a thread of its own while the next one is copied (false: on the export's thread). */
+    @Inject
+    @ConfigProperty(name = "teamdesk.export.chunk-overlap", defaultValue = "true")
+    boolean chunkOverlap;
+
+    @Resource
+    ManagedThreadFactory threadFactory;
+
+    private ExecutorService chunkStores;
 
     /**
      * Runs the export; a PostgreSQL data error (SQLSTATE class 22, e.g. a date out of range in the
@@ -110,10 +130,10 @@ public class ExportRunner {
         if (total > maxRows) {
             throw new TaskRejected(Reason.TOO_LARGE, total + " rows > limit " + maxRows);
         }
-        Path file = Files.createTempFile("teamdesk-export-", ".csv");
-        try {
-            long written = 0;
-            try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file), 64 * 1024)) {
+        long written = 0;
+        try (ChunkedResult out = new ChunkedResult(ledger, ex.lease(), ex.clock(), chunkBytes,
+                chunkOverlap ? chunkStores() : null)) {
+            try {
                 CopyCsv csv = new CopyCsv(out, filter.timeZone());
                 Instant afterCreatedAt = null;
                 UUID afterId = null;
@@ -142,19 +162,48 @@ public class ExportRunner {
                     afterId = batch.lastId();
                     more = batch.rows() == batchSize;
                 }
+                ChunkedResult.Stored stored = out.finish();
+                if (written > 0) {
+                    // Re-checked before rows leave the run; an export that read no row has nothing to protect
+                    // and was checked a moment ago, before its count (issue 16: one statement less per 0-row export).
+                    checkPermission(task);
+                }
+                ex.pause(PausePoint.EXPORT_BEFORE_RESULT_WRITE);
+                var now = ex.clock().instant();
+                ledger.completeExport(ex.lease(), stored.size(), stored.sha256(), summary(written),
+                        now.plus(Duration.ofHours(retentionHours)), now);
+            } catch (IOException | RuntimeException | Error e) {
+                out.close(); // no store in flight when the chunks are deleted
+                dropChunks(ex);
+                throw e;
             }
-            if (written > 0) {
-                // Re-checked before rows leave the run; an export that read no row has nothing to protect
-                // and was checked a moment ago, before its count (issue 16: one statement less per 0-row export).
-                checkPermission(task);
-            }
-            ex.pause(PausePoint.EXPORT_BEFORE_RESULT_WRITE);
-            var now = ex.clock().instant();
-            ledger.completeExport(ex.lease(), file, summary(written), now.plus(Duration.ofHours(retentionHours)), now);
-        } finally {
-            Files.deleteIfExists(file);
         }
         ex.reportCompletedToQueue();
+    }
+
+    /** Deletes this execution's chunks after it failed or lost its lease; the sweep is the fallback. */
+    private void dropChunks(Execution ex) {
+        try {
+            ledger.deleteChunksOf(ex.lease());
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "task.export chunks of " + ex.task().id() + " left to the sweep: " + e);
+        }
+    }
+
+    /** The threads that store result chunks: the container's, made on demand, idle ones end after 60 s. */
+    private synchronized ExecutorService chunkStores() {
+        if (chunkStores == null) {
+            chunkStores = Executors.newCachedThreadPool(threadFactory);
+        }
+        return chunkStores;
+    }
+
+    /** Stops the chunk-store threads when the application stops. */
+    @PreDestroy
+    synchronized void stopChunkStores() {
+        if (chunkStores != null) {
+            chunkStores.shutdown();
+        }
     }
 
     /** One batch's COPY on a connection of its own from the pool, like every other read. */

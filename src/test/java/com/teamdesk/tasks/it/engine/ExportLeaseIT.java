@@ -24,7 +24,10 @@ import com.teamdesk.tasks.task.TaskService;
 import com.teamdesk.tasks.task.TaskStatus;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -43,7 +46,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * T1 and the export half of T2, plus R9-R12 and R15-R17 on the service layer, in the server against
  * real PostgreSQL. Executions are the production processor with jobs handed in directly (the worker
  * and timers are off here); ordering comes from gates at the production pause points. Small
- * export settings (batch 10, limit 40 rows) make several batches and an over-limit case cheap.
+ * export settings (batch 10, limit 40 rows) make several batches and an over-limit case cheap; chunks
+ * of 512 bytes make every export's CSV several stored chunks (issue 16).
  */
 @ExtendWith(ArquillianExtension.class)
 class ExportLeaseIT {
@@ -51,7 +55,8 @@ class ExportLeaseIT {
     @Deployment
     static WebArchive deployment() {
         return TestDeployments.app(Map.of("teamdesk.worker.enabled", "false", "teamdesk.timers.enabled", "false",
-                "teamdesk.export.batch-size", "10", "teamdesk.export.max-rows", "40"),
+                "teamdesk.export.batch-size", "10", "teamdesk.export.max-rows", "40",
+                "teamdesk.export.chunk-bytes", "512"),
                 ExportLeaseIT.class, EngineFixtures.class, GatedPausePoints.class, RecordingJob.class);
     }
 
@@ -93,8 +98,19 @@ class ExportLeaseIT {
         return ledger.find(task).orElseThrow();
     }
 
-    private String csv() {
-        return new String(ledger.readResult(task).orElseThrow(), StandardCharsets.UTF_8);
+    /** The stored CSV as the download streams it, checked against the row's size and SHA-256. */
+    private String csv() throws Exception {
+        JdbcTaskLedger.StoredResult stored = ledger.storedResult(task).orElseThrow();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ledger.writeResult(stored, out);
+        byte[] bytes = out.toByteArray();
+        assertEquals(stored.size(), bytes.length);
+        assertEquals(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes)), stored.sha256());
+        assertEquals(stored.sha256(), row().resultDigest());
+        assertEquals(stored.size(), row().resultBytes());
+        assertEquals(0, fx.count("SELECT count(*) FROM task_result_chunk WHERE task_id = ? AND execution_id <> ?", task,
+                stored.executionId()), "only the result's chunks are left");
+        return new String(bytes, StandardCharsets.UTF_8);
     }
 
     private Future<Void> execute(RecordingJob j) {
@@ -112,7 +128,7 @@ class ExportLeaseIT {
         return assertThrows(ExecutionException.class, () -> join(f)).getCause();
     }
 
-    private void assertCompletedWith(int rows, int run, int attempts) {
+    private void assertCompletedWith(int rows, int run, int attempts) throws Exception {
         BackgroundTask t = row();
         assertEquals(TaskStatus.COMPLETED, t.status());
         assertEquals(100, t.progress());
@@ -260,7 +276,11 @@ class ExportLeaseIT {
         RecordingJob a = job(task, 0, 0);
         RecordingJob b = job(task, 0, 1);
         Future<Void> ea = execute(a);
-        aPaused.awaitArrival();
+        var leaseA = aPaused.awaitArrival();
+        if (where == PausePoint.EXPORT_BEFORE_RESULT_WRITE) {
+            assertTrue(fx.count("SELECT count(*) FROM task_result_chunk WHERE task_id = ? AND execution_id = ?", task,
+                    leaseA.executionId()) > 1, "A stored its whole CSV as chunks before the result write");
+        }
         Future<Void> eb = execute(b);
         var leaseB = bClaimed.awaitArrival();
         BackgroundTask takeover = row();
@@ -272,6 +292,8 @@ class ExportLeaseIT {
         join(ea); // LeaseLost: A returns normally (R9)
         assertEquals(takeover, row(), "the whole row equals B's takeover snapshot");
         assertFalse(a.reported().contains(100), "A reported no progress 100");
+        assertEquals(0, fx.count("SELECT count(*) FROM task_result_chunk WHERE task_id = ? AND execution_id = ?", task,
+                leaseA.executionId()), "A dropped the chunks it had stored when it found its lease gone");
 
         bClaimed.release();
         join(eb);

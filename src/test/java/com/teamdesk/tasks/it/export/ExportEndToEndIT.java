@@ -78,12 +78,15 @@ class ExportEndToEndIT {
     private static final ZoneId SHANGHAI = ZoneId.of("Asia/Shanghai");
     private static final ZoneId NEW_YORK = ZoneId.of("America/New_York");
     private static ClientQueue clientQueue;
+    /** Small result chunks, so that every export is stored as several (issue 16). */
+    private static final int CHUNK_BYTES = 256;
 
     @Deployment(testable = false)
     static WebArchive deployment() {
         return TestDeployments.app(Map.of(
                 "teamdesk.redis.prefix", PREFIX,
                 "teamdesk.export.batch-size", "7",
+                "teamdesk.export.chunk-bytes", String.valueOf(CHUNK_BYTES),
                 "teamdesk.worker.concurrency", "1"));
     }
 
@@ -394,7 +397,8 @@ class ExportEndToEndIT {
             JobRecord job = awaitJob(id, JobState.FAILED); // the ledger is written first, then the queue
             assertTrue(job.exhausted(), "an unrecoverable error ends the job in the queue");
             assertEquals(1, job.attemptsMade());
-            assertEquals(0L, data.count("SELECT count(*) FROM background_task WHERE id = ? AND result_csv IS NOT NULL", id));
+            assertEquals(0L, data.count("SELECT count(*) FROM background_task WHERE id = ? AND result_sha256 IS NOT NULL", id));
+            assertEquals(0L, data.count("SELECT count(*) FROM task_result_chunk WHERE task_id = ?", id), "no chunk left");
             assertProblem(api.get("tasks/" + id + "/result", owner), 409, "task.not_completed");
             assertProblem(api.post("tasks/" + id + "/retry", owner, null), 403, "task.permission_lost");
         }
@@ -557,6 +561,12 @@ class ExportEndToEndIT {
         assertTrue(Pattern.matches("attachment; filename=\"teamdesk-export-[A-Za-z0-9._-]+-\\d{8}-\\d{4}-[0-9a-f-]{36}\\.csv\"",
                 disposition), disposition);
         byte[] bytes = csv.bytes();
+        // Issue 16: the CSV is stored in chunks while the export runs and the download streams them in order.
+        assertEquals(String.valueOf(bytes.length), csv.header("Content-Length"), "the exact size is announced");
+        assertEquals(data.value("SELECT result_sha256 FROM background_task WHERE id = ?", id), sha256(bytes),
+                "the download is exactly the bytes the export hashed while storing them");
+        assertEquals((bytes.length + CHUNK_BYTES - 1) / CHUNK_BYTES,
+                data.count("SELECT count(*) FROM task_result_chunk WHERE task_id = ?", id), "full chunks, in order");
         assertTrue(bytes.length >= 3 && (bytes[0] & 0xFF) == 0xEF && (bytes[1] & 0xFF) == 0xBB
                 && (bytes[2] & 0xFF) == 0xBF, "UTF-8 byte-order mark first");
         String text = new String(bytes, 3, bytes.length - 3, StandardCharsets.UTF_8);
@@ -655,6 +665,14 @@ class ExportEndToEndIT {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AssertionError(e);
+        }
+    }
+
+    private static String sha256(byte[] bytes) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
         }
     }
 

@@ -380,7 +380,8 @@ class SweepsIT {
      * R13: a real export (the production processor, run here) whose {@code expiresAt} passed answers
      * 410 {@code export.expired}; the purge (the timer's body) clears its CSV and keeps the row,
      * summary and expiry; still 410 afterwards; an export not yet expired is untouched and still
-     * downloads. A CSV gone before its expiry is 410 too, never an empty file.
+     * downloads. A CSV gone before its expiry is 410 too, never an empty file. The purge deletes the
+     * expired result's chunks and stray chunks of executions that are gone, never a live result's.
      */
     @Test
     void expiredExportsAnswer410AndThePurgeClearsOnlyTheirCsv() throws Exception {
@@ -401,9 +402,19 @@ class SweepsIT {
         assertTrue(expired.hasResult(), "not purged yet");
         assertProblem(api.get("tasks/" + old + "/result", staff), 410, "export.expired");
 
-        assertTrue(sweeps.purgeExpiredResults(1000) >= 1);
+        assertTrue(data.count("SELECT count(*) FROM task_result_chunk WHERE task_id = ?", old) > 0);
+        long youngChunks = data.count("SELECT count(*) FROM task_result_chunk WHERE task_id = ?", young);
+        UUID strayRun = UUID.randomUUID(); // chunks of an execution that lost its lease and died before cleaning up
+        data.exec("INSERT INTO task_result_chunk (task_id, execution_id, seq, bytes) VALUES (?, ?, 0, '\\x6869'::bytea)",
+                young, strayRun);
+
+        assertTrue(sweeps.purgeExpiredResults(1000) >= 2);
         BackgroundTask purged = ledger.find(old).orElseThrow();
         assertFalse(purged.hasResult(), "the CSV is cleared");
+        assertEquals(0, data.count("SELECT count(*) FROM task_result_chunk WHERE task_id = ?", old), "its chunks too");
+        assertEquals(youngChunks, data.count("SELECT count(*) FROM task_result_chunk WHERE task_id = ?", young),
+                "the stray chunk is swept, the young result's chunks stay");
+        assertEquals(0, data.count("SELECT count(*) FROM task_result_chunk WHERE execution_id = ?", strayRun));
         assertNull(purged.resultBytes());
         assertEquals(TaskStatus.COMPLETED, purged.status(), "the row stays");
         assertEquals("2 tickets exported", purged.resultSummary(), "the summary stays");
@@ -422,7 +433,8 @@ class SweepsIT {
         sweeps.purgeExpiredResults(1000);
         assertEquals(purged, ledger.find(old).orElseThrow(), "purging again does not touch it");
 
-        data.exec("UPDATE background_task SET result_csv = NULL WHERE id = ?", young);
+        data.exec("UPDATE background_task SET result_execution_id = NULL, result_size = NULL, result_sha256 = NULL"
+                + " WHERE id = ?", young);
         assertProblem(api.get("tasks/" + young + "/result", staff), 410, "export.expired");
     }
 

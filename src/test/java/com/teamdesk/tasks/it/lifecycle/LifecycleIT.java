@@ -147,7 +147,7 @@ class LifecycleIT {
             assertTrue(took.compareTo(Duration.ofSeconds(30)) < 0, "drained before the 30 s grace deadline: " + took);
 
             assertEquals("COMPLETED 100 null " + TICKETS + " tickets exported", row(inFlight));
-            assertTrue(data.count("SELECT octet_length(result_csv) FROM background_task WHERE id = ?", inFlight) > 0);
+            assertTrue(data.count("SELECT result_size FROM background_task WHERE id = ?", inFlight) > 0);
             JobRecord done = job(q, inFlight);
             assertEquals(JobState.COMPLETED, done.state(), "the completion reached the queue during the drain");
             assertEquals(100, done.progress());

@@ -155,8 +155,12 @@ class ScaleIT {
             gone.addAll(insert(8, "COMPLETED", 1, "NULL", old, "NULL", "NULL"));
             gone.addAll(insert(6, "FAILED", 3, "NULL", old, "NULL", "NULL"));
             gone.addAll(insert(6, "CANCELLED", 0, "NULL", old, "NULL", "NULL"));
-            data.exec("UPDATE background_task SET result_csv = '\\x6869'::bytea, expires_at = now() + interval '1 day'"
-                    + " WHERE id = ?", gone.get(0));
+            UUID resultRun = UUID.randomUUID();
+            data.exec("UPDATE background_task SET result_execution_id = ?, result_size = 2, result_sha256 ="
+                    + " encode(sha256('\\x6869'::bytea), 'hex'), expires_at = now() + interval '1 day' WHERE id = ?",
+                    resultRun, gone.get(0));
+            data.exec("INSERT INTO task_result_chunk (task_id, execution_id, seq, bytes) VALUES (?, ?, 0, '\\x6869'::bytea)",
+                    gone.get(0), resultRun);
             kept.addAll(insert(1, "CANCELLED", 0, old, old, "NULL", "NULL"));
             kept.addAll(insert(1, "WAITING", 0, "NULL", old, "now() + interval '1 day'", "NULL", "NULL"));
             kept.addAll(insert(1, "RUNNING", 1, old, old, "gen_random_uuid()", "'gone-worker'"));
@@ -175,6 +179,8 @@ class ScaleIT {
             assertEquals("ok", status.getString("lastOutcome"), run.body());
             assertEquals(20, status.getInt("lastHandled"), run.body());
             assertEquals(0, count(gone, "true"), "the old finished rows are deleted");
+            assertEquals(0, data.count("SELECT count(*) FROM task_result_chunk WHERE task_id = ?", gone.get(0)),
+                    "a deleted export's result chunks go with it");
             assertEquals(6, count(kept, "true"), "old WAITING/RUNNING, undrained CANCELLED and recent rows stay");
             assertEquals(1, count(kept, "status = 'RUNNING'"));
             assertEquals(1, count(kept, "status = 'WAITING'"));

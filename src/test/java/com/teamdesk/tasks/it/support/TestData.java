@@ -139,13 +139,18 @@ public final class TestData {
         UUID id = UUID.randomUUID();
         OffsetDateTime now = utc(Instant.now());
         boolean completed = "COMPLETED".equals(status);
+        UUID resultRun = csv == null ? null : UUID.randomUUID();
         exec("INSERT INTO background_task (id, kind, team_id, owner_id, scope, filters, status, run, attempts, progress,"
-                + " dispatched_at, run_at, last_error, result_csv, result_summary, expires_at, created_at, updated_at)"
-                + " VALUES (?, ?, ?, ?, ?, ?::jsonb, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                + " dispatched_at, run_at, last_error, result_execution_id, result_size, result_sha256, result_summary,"
+                + " expires_at, created_at, updated_at)"
+                + " VALUES (?, ?, ?, ?, ?, ?::jsonb, ?, 0, ?, ?, ?, ?, ?, ?, ?, encode(sha256(?::bytea), 'hex'), ?, ?, ?, ?)",
                 id, kind, team, owner, scope, filters, status, "WAITING".equals(status) ? 0 : 1, completed ? 100 : 0,
                 "WAITING".equals(status) ? null : now, now,
-                "FAILED".equals(status) ? "Test failure." : null, csv, csv == null ? null : "test result",
-                completed && csv != null ? now.plusHours(24) : null, now, now);
+                "FAILED".equals(status) ? "Test failure." : null, resultRun, csv == null ? null : csv.length, csv,
+                csv == null ? null : "test result", completed && csv != null ? now.plusHours(24) : null, now, now);
+        if (csv != null) {
+            exec("INSERT INTO task_result_chunk (task_id, execution_id, seq, bytes) VALUES (?, ?, 0, ?)", id, resultRun, csv);
+        }
         return id;
     }
 

@@ -182,7 +182,9 @@ class RealWorkerIT {
         assertCompletedByB(t);
         assertEquals("25 tickets exported", t.resultSummary());
         assertEquals(t.updatedAt().plus(Duration.ofHours(24)), t.expiresAt(), "CSV kept 24 h from completion");
-        String csv = new String(ledger.readResult(task).orElseThrow(), StandardCharsets.UTF_8);
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        ledger.writeResult(ledger.storedResult(task).orElseThrow(), out);
+        String csv = out.toString(StandardCharsets.UTF_8);
         assertEquals(26, csv.split("\r\n").length, "header + 25 tickets");
     }
 
