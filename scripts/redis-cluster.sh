@@ -30,6 +30,7 @@ start() {
         redis-server --port "$p" --bind 127.0.0.1 --daemonize yes --dir "$dir" \
             --cluster-enabled yes --cluster-config-file "nodes-$p.conf" --cluster-node-timeout 2000 \
             --save "" --appendonly no --logfile "$dir/redis-$p.log" --pidfile "$dir/redis-$p.pid" \
+            --repl-diskless-sync-delay 0 \
             || die "redis-server on port $p did not start (see $dir/redis-$p.log)"
     done
     for p in "${ports[@]}"; do
@@ -50,8 +51,18 @@ start() {
             for p in "${ports[@]}"; do
                 redis-cli -p "$p" cluster info | grep -q 'cluster_state:ok' || all=0
             done
-            # and every replica attached, so that a failover has somewhere to go
+            # and every replica attached and in sync with its master, so that a failover has somewhere to
+            # go: a replica still in its first full sync cannot take a manual failover (it times out and is
+            # not retried) and would lose the master's writes if the master died
             [ "$(redis-cli -p "$base" cluster nodes | grep -c ' slave ')" = 3 ] || all=0
+            for p in "${ports[@]}"; do
+                local repl
+                repl=$(redis-cli -p "$p" info replication)
+                if grep -q 'role:slave' <<<"$repl"; then
+                    grep -q 'master_link_status:up' <<<"$repl" || all=0
+                    grep -q 'master_sync_in_progress:0' <<<"$repl" || all=0
+                fi
+            done
             if [ "$all" = 1 ]; then
                 echo "redis-cluster://127.0.0.1:${ports[0]},127.0.0.1:${ports[1]},127.0.0.1:${ports[2]}"
                 return 0

@@ -98,10 +98,7 @@ class QueueClusterFailoverTest {
 
         HostAndPort master = cluster.masterOf(queue.keys().base());
         int replica = cluster.replicaOf(master.getPort());
-        try (Jedis j = LocalRedisCluster.node(replica)) {
-            assertEquals("OK", j.clusterFailover());
-        }
-        LocalRedisCluster.awaitMaster(replica, Duration.ofMillis(MAX_WAIT_MS));
+        LocalRedisCluster.failover(replica, Duration.ofMillis(MAX_WAIT_MS));
         awaitCondition("the cluster to route the queue's slot to the new master",
                 () -> cluster.masterOf(queue.keys().base()).getPort() == replica);
 

@@ -155,6 +155,38 @@ public final class LocalRedisCluster implements AutoCloseable {
         }
     }
 
+    /** Redis's manual failover timeout (CLUSTER_MF_TIMEOUT): a manual failover not done by then is aborted. */
+    private static final Duration MANUAL_FAILOVER_TIMEOUT = Duration.ofSeconds(5);
+
+    /**
+     * A planned failover: {@code CLUSTER FAILOVER} on the replica, sent again whenever Redis aborted the
+     * previous one (a manual failover that does not finish within Redis's 5 s is dropped, not retried:
+     * e.g. when a master refused its vote because it voted for that shard moments before), until the
+     * replica reports itself a master, bounded by {@code max}.
+     *
+     * @throws IllegalStateException when it does not become a master within {@code max}
+     */
+    public static void failover(int replicaPort, Duration max) throws InterruptedException {
+        Instant deadline = Instant.now().plus(max);
+        while (Instant.now().isBefore(deadline)) {
+            try (Jedis j = node(replicaPort)) {
+                if (j.info("replication").contains("role:master")) {
+                    return;
+                }
+                j.clusterFailover();
+            }
+            Instant retry = Instant.now().plus(MANUAL_FAILOVER_TIMEOUT).plusSeconds(1);
+            try {
+                awaitMaster(replicaPort, Duration.between(Instant.now(),
+                        retry.isBefore(deadline) ? retry : deadline));
+                return;
+            } catch (IllegalStateException notYet) {
+                // aborted by Redis: ask again
+            }
+        }
+        throw new IllegalStateException("127.0.0.1:" + replicaPort + " did not become a master within " + max);
+    }
+
     /**
      * Waits until {@code port} reports itself a master (after a failover), bounded.
      *
