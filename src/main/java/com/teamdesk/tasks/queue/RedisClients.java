@@ -9,7 +9,6 @@ import java.util.Set;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
-import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.RedisProtocol;
@@ -41,7 +40,7 @@ public final class RedisClients {
 
     /** @return true when {@code redis} talks to a Redis Cluster */
     public static boolean isCluster(UnifiedJedis redis) {
-        return redis instanceof RedisClusterClient || redis instanceof JedisCluster;
+        return redis instanceof RedisClusterClient; // what open() builds for redis-cluster:// (Jedis 7+)
     }
 
     /**

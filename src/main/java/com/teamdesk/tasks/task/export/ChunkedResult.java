@@ -101,9 +101,17 @@ final class ChunkedResult extends OutputStream {
         return stored;
     }
 
-    /** Waits for a store in flight, ignoring its outcome; keeps the buffers for nothing more. */
+    /** {@link #awaitStoreAndDrop()}: leaving the export's try-with-resources. */
     @Override
     public void close() {
+        awaitStoreAndDrop();
+    }
+
+    /**
+     * Waits for a store in flight, ignoring its outcome, and drops the buffers; called on failure before
+     * the execution's chunks are deleted, so that no store is in flight then. Idempotent.
+     */
+    public void awaitStoreAndDrop() {
         Future<?> f = storing;
         storing = null;
         if (f != null) {

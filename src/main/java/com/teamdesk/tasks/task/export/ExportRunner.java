@@ -173,7 +173,7 @@ public class ExportRunner {
                 ledger.completeExport(ex.lease(), stored.size(), stored.sha256(), summary(written),
                         now.plus(Duration.ofHours(retentionHours)), now);
             } catch (IOException | RuntimeException | Error e) {
-                out.close(); // no store in flight when the chunks are deleted
+                out.awaitStoreAndDrop(); // no store in flight when the chunks are deleted
                 dropChunks(ex);
                 throw e;
             }
