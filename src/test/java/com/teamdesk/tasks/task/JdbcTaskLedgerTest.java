@@ -55,16 +55,8 @@ class JdbcTaskLedgerTest {
 
     @BeforeAll
     static void migrateAPrivateSchema() throws SQLException {
-        TestDatabase.ensure();
         schema = "ledger_test_" + UUID.randomUUID().toString().substring(0, 8);
-        sessions = new LosAngelesSessions();
-        sessions.setURL(TestDatabase.url());
-        sessions.setUser(TestDatabase.user());
-        sessions.setPassword(TestDatabase.password());
-        try (Connection c = sessions.getConnection(); Statement st = c.createStatement()) {
-            st.execute("CREATE SCHEMA " + schema);
-        }
-        sessions.setCurrentSchema(schema);
+        sessions = TestDatabase.inNewSchema(new LosAngelesSessions(), schema);
         sessions.setOptions("-c lock_timeout=5s");
         Flyway.configure().dataSource(sessions).schemas(schema).locations("classpath:db/migration").load().migrate();
         team = UUID.randomUUID();

@@ -41,15 +41,7 @@ class ResultChunksMigrationTest {
 
     @Test
     void csvsStoredBeforeV6BecomeChunksThatDownloadTheSameBytes() throws Exception {
-        TestDatabase.ensure();
-        db = new PGSimpleDataSource();
-        db.setURL(TestDatabase.url());
-        db.setUser(TestDatabase.user());
-        db.setPassword(TestDatabase.password());
-        try (Connection c = db.getConnection(); Statement st = c.createStatement()) {
-            st.execute("CREATE SCHEMA " + schema);
-        }
-        db.setCurrentSchema(schema);
+        db = TestDatabase.inNewSchema(new PGSimpleDataSource(), schema);
         Flyway.configure().dataSource(db).schemas(schema).locations("classpath:db/migration").target("5").load().migrate();
 
         byte[] csv = new byte[9 * 1024 * 1024 + 17]; // three chunks: 4 MiB, 4 MiB, 1 MiB + 17

@@ -9,6 +9,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Properties;
 import java.util.regex.Pattern;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * The tests' database: {@code TEAMDESK_DB_URL} as role {@code TEAMDESK_DB_USER} / {@code TEAMDESK_DB_PASSWORD}
@@ -40,6 +41,28 @@ public final class TestDatabase {
     /** @return the test role's password ({@code TEAMDESK_DB_PASSWORD}, default {@code teamdesk}) */
     public static String password() {
         return env("TEAMDESK_DB_PASSWORD", "teamdesk");
+    }
+
+    /**
+     * Points {@code ds} at the test database ({@link #ensure()} first), creates the empty schema
+     * {@code schema} there and makes it the data source's current schema: a private schema for one test
+     * class, which the caller then migrates.
+     *
+     * @param ds     a new data source (a subclass may add session settings)
+     * @param schema a plain lower-case name not in use
+     * @return {@code ds}
+     * @throws SQLException when the schema cannot be created
+     */
+    public static <T extends PGSimpleDataSource> T inNewSchema(T ds, String schema) throws SQLException {
+        ensure();
+        ds.setURL(url());
+        ds.setUser(user());
+        ds.setPassword(password());
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+            st.execute("CREATE SCHEMA " + plainName(schema));
+        }
+        ds.setCurrentSchema(schema);
+        return ds;
     }
 
     /**

@@ -79,16 +79,8 @@ class CopyCsvIdentityTest {
 
     @BeforeAll
     static void schemaWithDemoDataAndOddTickets() throws SQLException, IOException {
-        TestDatabase.ensure();
         schema = "copy_csv_test_" + UUID.randomUUID().toString().substring(0, 8);
-        db = new PGSimpleDataSource();
-        db.setURL(TestDatabase.url());
-        db.setUser(TestDatabase.user());
-        db.setPassword(TestDatabase.password());
-        try (Connection c = db.getConnection(); Statement st = c.createStatement()) {
-            st.execute("CREATE SCHEMA " + schema);
-        }
-        db.setCurrentSchema(schema);
+        db = TestDatabase.inNewSchema(new PGSimpleDataSource(), schema);
         db.setOptions("-c TimeZone=America/Los_Angeles");
         Flyway.configure().dataSource(db).schemas(schema).locations("classpath:db/migration").load().migrate();
         try (InputStream in = CopyCsvIdentityTest.class.getClassLoader().getResourceAsStream("demo/seed.sql");
