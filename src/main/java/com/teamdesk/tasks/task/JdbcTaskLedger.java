@@ -21,8 +21,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
@@ -37,7 +35,6 @@ import javax.sql.DataSource;
  */
 @ApplicationScoped
 public class JdbcTaskLedger {
-    private static final Logger LOG = Logger.getLogger(JdbcTaskLedger.class.getName());
 
     /** Columns of a {@link BackgroundTask}, in record order; also used in RETURNING clauses. */
     static final String COLUMNS = "id, kind, team_id, owner_id, scope, filters::text, status, run, attempts, progress,"
@@ -170,9 +167,9 @@ public class JdbcTaskLedger {
     /**
      * R13 final write of an export under the lease: the result is this execution's chunks
      * ({@link #writeResultChunk}, all committed before), with their total size and SHA-256; summary,
-     * expiry, COMPLETED, progress 100, lease cleared. One small UPDATE. Afterwards chunks of other
-     * executions of the task (stale ones that lost their lease) are deleted, best effort (the
-     * chunk sweep, {@link #purgeOrphanChunks}, removes what is left).
+     * expiry, COMPLETED, progress 100, lease cleared; in the same statement, under the same lease
+     * check, the chunks of other executions of the task (stale ones that lost their lease) are
+     * deleted (a chunk a stale execution commits after that is left to {@link #purgeOrphanChunks}).
      *
      * @param size   bytes of the CSV (the sum of the chunks)
      * @param sha256 hex SHA-256 of the CSV
@@ -184,16 +181,15 @@ public class JdbcTaskLedger {
         if (size > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("a CSV of " + size + " bytes is larger than a result may be");
         }
-        leaseChecked(lease, "result write", "UPDATE background_task SET result_execution_id = execution_id,"
+        // One statement: the chunks of other executions (stale ones that lost their lease) go in the same
+        // snapshot and under the same lease check as the completion, so a late execution deletes nothing.
+        leaseChecked(lease, "result write", "WITH stale AS (DELETE FROM task_result_chunk WHERE task_id = ?"
+                + " AND execution_id <> ? AND EXISTS (SELECT 1 FROM background_task" + LEASE + "))"
+                + " UPDATE background_task SET result_execution_id = execution_id,"
                 + " result_size = ?, result_sha256 = ?, result_summary = ?, expires_at = ?, status = 'COMPLETED',"
                 + " progress = 100, execution_id = NULL, last_error = NULL, updated_at = ?" + LEASE,
+                lease.taskId(), lease.executionId(), lease.taskId(), lease.run(), lease.executionId(),
                 (int) size, sha256, summary, expiresAt, now);
-        try {
-            update("DELETE FROM task_result_chunk WHERE task_id = ? AND execution_id <> ?", -1, "stale chunks",
-                    lease.taskId(), lease.executionId());
-        } catch (LedgerException e) {
-            LOG.log(Level.WARNING, "task.export stale chunks of " + lease.taskId() + " left to the sweep: " + e);
-        }
     }
 
     /**
