@@ -114,11 +114,6 @@ public class LiveInterest {
         }
     }
 
-    /** @return true while this instance's interest row is registered (streams are open) */
-    public synchronized boolean registered() {
-        return registered;
-    }
-
     private void renew() {
         boolean lateRegistration = false;
         synchronized (this) {
