@@ -12,8 +12,10 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
+import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
 /**
@@ -55,7 +57,7 @@ public class JdbcTicketReader {
      */
     public List<TicketRow> readBatch(UUID teamId, UUID visibleTo, TicketFilter filter, Instant afterCreatedAt,
             UUID afterId, int limit) {
-        Sql sql = batch(ROW_COLUMNS, teamId, visibleTo, filter, afterCreatedAt, afterId, limit);
+        Sql sql = batch(ROW_COLUMNS, teamId, visibleTo, filter, afterCreatedAt, afterId, limit, null);
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = sql.prepare(c);
                 ResultSet rs = ps.executeQuery()) {
             List<TicketRow> out = new ArrayList<>(limit);
@@ -83,14 +85,46 @@ public class JdbcTicketReader {
      */
     public String batchQuery(String columns, UUID teamId, UUID visibleTo, TicketFilter filter, Instant afterCreatedAt,
             UUID afterId, int limit) {
-        return batch(columns, teamId, visibleTo, filter, afterCreatedAt, afterId, limit).inline();
+        return batchQuery(columns, teamId, visibleTo, filter, afterCreatedAt, afterId, limit, null);
     }
 
+    /**
+     * As {@link #batchQuery(String, UUID, UUID, TicketFilter, Instant, UUID, int)}, and the batch has
+     * no row unless {@code holder} still holds its role in the team, checked by the same statement in
+     * the same snapshot as the rows (the export's permission re-check per batch, R13, without a round
+     * trip of its own). An empty batch is therefore either the end or a lost permission: the caller
+     * tells them apart with a check of its own after the last batch.
+     *
+     * @param holder the member whose role the rows depend on, or null for no such condition
+     */
+    public String batchQuery(String columns, UUID teamId, UUID visibleTo, TicketFilter filter, Instant afterCreatedAt,
+            UUID afterId, int limit, RoleHolder holder) {
+        Sql sql = batch(columns, teamId, visibleTo, filter, afterCreatedAt, afterId, limit, holder);
+        return sql.inline();
+    }
+
+    /**
+     * A member that must still be in the team for a read to return rows.
+     *
+     * @param userId the member
+     * @param staff  true: must be staff (OWNER or STAFF, {@link Role#isStaff()}); false: any role
+     */
+    public record RoleHolder(UUID userId, boolean staff) {
+    }
+
+    /** {@code role IN (...)} of the staff roles, from {@link Role#isStaff()}. */
+    private static final String STAFF_ROLES = Arrays.stream(Role.values()).filter(Role::isStaff)
+            .map(r -> "'" + r.name() + "'").collect(Collectors.joining(", ", "m.role IN (", ")"));
+
     private static Sql batch(String columns, UUID teamId, UUID visibleTo, TicketFilter filter, Instant afterCreatedAt,
-            UUID afterId, int limit) {
+            UUID afterId, int limit, RoleHolder holder) {
         Sql sql = where(new Sql("SELECT " + columns + " FROM ticket t"
                 + " LEFT JOIN app_user a ON a.id = t.assignee_id JOIN app_user r ON r.id = t.requester_id"),
                 teamId, visibleTo, filter);
+        if (holder != null) {
+            sql.and("EXISTS (SELECT 1 FROM membership m WHERE m.team_id = ? AND m.user_id = ?"
+                    + (holder.staff() ? " AND " + STAFF_ROLES : "") + ")", teamId, holder.userId());
+        }
         if (afterCreatedAt != null) {
             sql.and("(t.created_at, t.id) > (?, ?)", at(afterCreatedAt), afterId);
         }

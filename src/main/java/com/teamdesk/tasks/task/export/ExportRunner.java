@@ -10,6 +10,7 @@ import com.teamdesk.tasks.task.TaskRejected;
 import com.teamdesk.tasks.task.TaskRejected.Reason;
 import com.teamdesk.tasks.task.TaskScope;
 import com.teamdesk.tasks.team.JdbcTicketReader;
+import com.teamdesk.tasks.team.JdbcTicketReader.RoleHolder;
 import com.teamdesk.tasks.team.Role;
 import com.teamdesk.tasks.team.TeamAccess;
 import com.teamdesk.tasks.team.TicketFilter;
@@ -37,8 +38,10 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * ({@link CopyCsv}) go into chunks of {@code chunk-bytes} (2 MiB) that are stored under the lease
  * while the next batches are copied ({@link ChunkedResult}); the final write is a small
  * lease-checked UPDATE naming this execution's chunks as the result.
- * After each batch the owner's permission is re-checked, and once more before the result is written
- * when any row was read (a 0-row export was checked just before its count). Progress is written after the first batch
+ * The owner's permission is re-checked with each batch, by the batch's own statement (a batch has no
+ * row once the role is gone), and once more on its own before the result is written whenever a batch
+ * was read, which is what turns an empty batch after a lost role into {@code PERMISSION_LOST} (a 0-row
+ * export was checked just before its count). Progress is written after the first batch
  * and then whenever the last lease-checked write is {@code teamdesk.task.lease-check-ms} (1 s) of
  * work ago, checked per row and per batch, so that a cancel (R23), a takeover or the run timeout
  * (R26) stops it within about a second ({@code teamdesk.export.progress-every-batch=true}: after
@@ -135,6 +138,8 @@ public class ExportRunner {
                 chunkOverlap ? chunkStores() : null)) {
             try {
                 CopyCsv csv = new CopyCsv(out, filter.timeZone());
+                // R13's re-check per batch is part of each batch's statement: no row once the role is gone.
+                RoleHolder holder = new RoleHolder(task.ownerId(), task.scope() == TaskScope.TEAM);
                 Instant afterCreatedAt = null;
                 UUID afterId = null;
                 boolean more = total > 0;
@@ -142,7 +147,7 @@ public class ExportRunner {
                     int base = percent(written, total);
                     // R23: a lease-checked write at least every ~1 s of work, whatever the batch size.
                     CopyCsv.Batch batch = copyBatch(csv, tickets.batchQuery(CopyCsv.COLUMNS, task.teamId(), visibleTo,
-                            filter, afterCreatedAt, afterId, batchSize), () -> ex.checkLeaseIfDue(base));
+                            filter, afterCreatedAt, afterId, batchSize, holder), () -> ex.checkLeaseIfDue(base));
                     if (batch.rows() == 0) {
                         break;
                     }
@@ -151,7 +156,6 @@ public class ExportRunner {
                     if (written > maxRows) {
                         throw new TaskRejected(Reason.TOO_LARGE, "more than " + maxRows + " rows while reading");
                     }
-                    checkPermission(task);
                     // Progress after the first batch, then about once a second (the lease-check interval).
                     if (written == batch.rows() || progressEveryBatch) {
                         ex.progress(percent(written, total));
@@ -163,9 +167,10 @@ public class ExportRunner {
                     more = batch.rows() == batchSize;
                 }
                 ChunkedResult.Stored stored = out.finish();
-                if (written > 0) {
-                    // Re-checked before rows leave the run; an export that read no row has nothing to protect
-                    // and was checked a moment ago, before its count (issue 16: one statement less per 0-row export).
+                if (total > 0 || written > 0) {
+                    // Re-checked before rows leave the run, and this is what tells a batch that came back empty
+                    // because the role is gone from the end of the tickets. An export that read no batch has
+                    // nothing to protect and was checked a moment ago, before its count (one statement less).
                     checkPermission(task);
                 }
                 ex.pause(PausePoint.EXPORT_BEFORE_RESULT_WRITE);

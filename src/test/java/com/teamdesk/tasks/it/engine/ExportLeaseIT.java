@@ -258,6 +258,29 @@ class ExportLeaseIT {
         assertEquals(0, row().run());
     }
 
+    /**
+     * R13: the permission is re-checked with every batch. The staff member who created a TEAM export is
+     * demoted to customer after the first batch: the next batch (whose statement holds the re-check)
+     * reads no row, and the check after it turns that into PERMISSION_LOST instead of a CSV cut short.
+     */
+    @Test
+    void ownerDemotedBetweenTwoBatchesFailsTheExportWithNoResult() throws Exception {
+        export(team.staff(), "TEAM");
+        var firstBatch = gates.gate(PausePoint.EXPORT_AFTER_BATCH_READ, task, 1);
+        RecordingJob a = job(task, 0, 0);
+        Future<Void> ea = execute(a);
+        firstBatch.awaitArrival();
+        fx.setRole(team.id(), team.staff(), "CUSTOMER");
+        firstBatch.release();
+        assertInstanceOf(UnrecoverableJobException.class, failure(ea));
+        BackgroundTask failed = row();
+        assertEquals(TaskStatus.FAILED, failed.status());
+        assertEquals(TaskRejected.Reason.PERMISSION_LOST.message(), failed.lastError());
+        assertNull(failed.resultDigest(), "no CSV");
+        assertEquals(0, fx.count("SELECT count(*) FROM task_result_chunk WHERE task_id = ?", task), "no chunk left");
+        assertFalse(a.reported().contains(100), "no progress 100");
+    }
+
     @Test
     void t2aTakeoverWhileAIsPausedAfterReadingABatch() throws Exception {
         takeover(PausePoint.EXPORT_AFTER_BATCH_READ);
@@ -306,7 +329,9 @@ class ExportLeaseIT {
     @Test
     void lateRejectionAfterLosingTheLeaseIsNotReported() throws Exception {
         export(team.staff(), "TEAM");
-        var aPaused = gates.gate(PausePoint.EXPORT_AFTER_BATCH_READ, task, 1);
+        // A pauses right after its claim, so that its first step after the takeover is the permission check
+        // (after a batch, its next step would be a lease-checked write, which finds the lease gone first).
+        var aPaused = gates.gate(PausePoint.AFTER_CLAIM, task, 1);
         var bClaimed = gates.gate(PausePoint.AFTER_CLAIM, task, 2);
         RecordingJob a = job(task, 0, 0);
         Future<Void> ea = execute(a);
@@ -314,7 +339,7 @@ class ExportLeaseIT {
         Future<Void> eb = execute(job(task, 0, 1));
         bClaimed.awaitArrival();
         BackgroundTask takeover = row();
-        fx.setRole(team.id(), team.staff(), "CUSTOMER"); // A's per-batch permission re-check now rejects
+        fx.setRole(team.id(), team.staff(), "CUSTOMER"); // A's permission check at execution now rejects
         aPaused.release();
         join(ea); // A's FAILED report matched 0 rows: it returns quietly; the queue is not told to fail
         assertEquals(takeover, row(), "B's lease untouched");

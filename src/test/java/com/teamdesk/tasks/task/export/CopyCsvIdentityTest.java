@@ -281,6 +281,38 @@ class CopyCsvIdentityTest {
     }
 
     /**
+     * R13's per-batch permission re-check as part of the batch's statement ({@code RoleHolder}): staff
+     * holding their role get the same bytes as without the condition; a customer (for a TEAM export),
+     * someone of another team or nobody gets an empty batch — which the export tells from the end of
+     * the tickets by its own check after the last batch (ExportLeaseIT).
+     */
+    @Test
+    void aBatchHasNoRowOnceItsHolderLostTheRole() throws Exception {
+        UUID ada = UUID.fromString("05e40000-0000-4000-8000-000000000001");
+        UUID dana = UUID.fromString("05e40000-0000-4000-8000-000000000004");
+        UUID zed = UUID.fromString("05e40000-0000-4000-8000-000000000007");
+        TicketFilter f = filter(ZoneOffset.UTC);
+        assertEquals(100, rows(DEMO_TEAM, f, new JdbcTicketReader.RoleHolder(ada, true)), "the owner is staff");
+        assertEquals(100, rows(DEMO_TEAM, f, new JdbcTicketReader.RoleHolder(CHEN, true)), "staff");
+        assertEquals(0, rows(DEMO_TEAM, f, new JdbcTicketReader.RoleHolder(dana, true)), "a customer is not staff");
+        assertEquals(100, rows(DEMO_TEAM, f, new JdbcTicketReader.RoleHolder(dana, false)), "but a member");
+        assertEquals(0, rows(DEMO_TEAM, f, new JdbcTicketReader.RoleHolder(zed, false)), "another team's owner");
+        assertEquals(0, rows(DEMO_TEAM, f, new JdbcTicketReader.RoleHolder(UUID.randomUUID(), false)), "nobody");
+        ByteArrayOutputStream with = new ByteArrayOutputStream();
+        ByteArrayOutputStream without = new ByteArrayOutputStream();
+        new CopyCsv(with, ZoneOffset.UTC).copy(shared, reader.batchQuery(CopyCsv.COLUMNS, DEMO_TEAM, null, f, null, null,
+                100, new JdbcTicketReader.RoleHolder(ada, true)), () -> { });
+        new CopyCsv(without, ZoneOffset.UTC).copy(shared, reader.batchQuery(CopyCsv.COLUMNS, DEMO_TEAM, null, f, null,
+                null, 100), () -> { });
+        assertArrayEquals(without.toByteArray(), with.toByteArray());
+    }
+
+    private static int rows(UUID team, TicketFilter f, JdbcTicketReader.RoleHolder holder) throws Exception {
+        return new CopyCsv(new ByteArrayOutputStream(), f.timeZone()).copy(shared,
+                reader.batchQuery(CopyCsv.COLUMNS, team, null, f, null, null, 100, holder), () -> { }).rows();
+    }
+
+    /**
      * What the per-row callback throws (a lost lease, R8/R23) ends the COPY mid-stream and propagates;
      * the rest of the COPY is read out, so the pooled connection is usable again afterwards.
      */
