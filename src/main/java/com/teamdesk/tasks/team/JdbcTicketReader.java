@@ -12,8 +12,11 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
@@ -57,7 +60,7 @@ public class JdbcTicketReader {
      */
     public List<TicketRow> readBatch(UUID teamId, UUID visibleTo, TicketFilter filter, Instant afterCreatedAt,
             UUID afterId, int limit) {
-        Sql sql = batch(ROW_COLUMNS, teamId, visibleTo, filter, afterCreatedAt, afterId, limit, null);
+        Sql sql = batch("SELECT " + ROW_COLUMNS + WITH_USERS, teamId, visibleTo, filter, afterCreatedAt, afterId, limit, null);
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = sql.prepare(c);
                 ResultSet rs = ps.executeQuery()) {
             List<TicketRow> out = new ArrayList<>(limit);
@@ -75,13 +78,39 @@ public class JdbcTicketReader {
     }
 
     /**
+     * The usernames of the given users, for the export's assignee and requester cells (its batches
+     * select user ids, not a join per row; issue 16). Users are never deleted, and no API renames one.
+     *
+     * @param teamId when not null, also every member of this team (one statement for the usual case)
+     * @param ids    users wanted besides the members (may be empty)
+     * @return id → username, for every id found
+     */
+    public Map<UUID, String> usernames(UUID teamId, Collection<UUID> ids) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT u.id, u.username FROM app_user u WHERE u.id = ANY (?)"
+                        + " OR u.id IN (SELECT m.user_id FROM membership m WHERE m.team_id = ?)")) {
+            ps.setArray(1, c.createArrayOf("uuid", ids.toArray()));
+            ps.setObject(2, teamId);
+            Map<UUID, String> out = new HashMap<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.put(Jdbc.uuid(rs, 1), rs.getString(2));
+                }
+            }
+            return out;
+        } catch (SQLException e) {
+            throw new IllegalStateException("username read failed: " + e.getMessage(), e);
+        }
+    }
+
+    /**
      * The same keyset batch as {@link #readBatch} (same filter, order and limit) as one SELECT with
      * every argument written as an SQL literal, for {@code COPY (SELECT ...) TO STDOUT}, which takes
      * no bind parameters (the export, R13). Text arguments (the search text) are escaped as
      * {@code E'...'} literals, so the statement is safe whatever the client sent.
      *
-     * @param columns the select list, over the aliases {@code t} (ticket), {@code a} (assignee, may be
-     *                all null) and {@code r} (requester); without {@code ?}, which marks an argument
+     * @param columns the select list, over the alias {@code t} (ticket; no join: the export maps user ids
+     *                to usernames itself, {@link #usernames}); without {@code ?}, which marks an argument
      */
     public String batchQuery(String columns, UUID teamId, UUID visibleTo, TicketFilter filter, Instant afterCreatedAt,
             UUID afterId, int limit) {
@@ -99,7 +128,8 @@ public class JdbcTicketReader {
      */
     public String batchQuery(String columns, UUID teamId, UUID visibleTo, TicketFilter filter, Instant afterCreatedAt,
             UUID afterId, int limit, RoleHolder holder) {
-        Sql sql = batch(columns, teamId, visibleTo, filter, afterCreatedAt, afterId, limit, holder);
+        Sql sql = batch("SELECT " + columns + " FROM ticket t", teamId, visibleTo, filter, afterCreatedAt, afterId, limit,
+                holder);
         return sql.inline();
     }
 
@@ -116,11 +146,13 @@ public class JdbcTicketReader {
     private static final String STAFF_ROLES = Arrays.stream(Role.values()).filter(Role::isStaff)
             .map(r -> "'" + r.name() + "'").collect(Collectors.joining(", ", "m.role IN (", ")"));
 
-    private static Sql batch(String columns, UUID teamId, UUID visibleTo, TicketFilter filter, Instant afterCreatedAt,
+    /** The tickets with their assignee ({@code a}, may be all null) and requester ({@code r}). */
+    private static final String WITH_USERS = " FROM ticket t"
+            + " LEFT JOIN app_user a ON a.id = t.assignee_id JOIN app_user r ON r.id = t.requester_id";
+
+    private static Sql batch(String select, UUID teamId, UUID visibleTo, TicketFilter filter, Instant afterCreatedAt,
             UUID afterId, int limit, RoleHolder holder) {
-        Sql sql = where(new Sql("SELECT " + columns + " FROM ticket t"
-                + " LEFT JOIN app_user a ON a.id = t.assignee_id JOIN app_user r ON r.id = t.requester_id"),
-                teamId, visibleTo, filter);
+        Sql sql = where(new Sql(select), teamId, visibleTo, filter);
         if (holder != null) {
             sql.and("EXISTS (SELECT 1 FROM membership m WHERE m.team_id = ? AND m.user_id = ?"
                     + (holder.staff() ? " AND " + STAFF_ROLES : "") + ")", teamId, holder.userId());

@@ -24,9 +24,12 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
@@ -137,7 +140,7 @@ public class ExportRunner {
         try (ChunkedResult out = new ChunkedResult(ledger, ex.lease(), ex.clock(), chunkBytes,
                 chunkOverlap ? chunkStores() : null)) {
             try {
-                CopyCsv csv = new CopyCsv(out, filter.timeZone());
+                CopyCsv csv = new CopyCsv(out, filter.timeZone(), usernames(task.teamId()));
                 // R13's re-check per batch is part of each batch's statement: no row once the role is gone.
                 RoleHolder holder = new RoleHolder(task.ownerId(), task.scope() == TaskScope.TEAM);
                 Instant afterCreatedAt = null;
@@ -184,6 +187,18 @@ public class ExportRunner {
             }
         }
         ex.reportCompletedToQueue();
+    }
+
+    /**
+     * The export's username look-up: the team's members in one statement now, anyone else (a former
+     * member's old tickets) by a statement of their own when first met.
+     */
+    private Function<UUID, String> usernames(UUID teamId) {
+        Map<UUID, String> members = tickets.usernames(teamId, List.of());
+        return id -> {
+            String name = members.get(id);
+            return name != null ? name : tickets.usernames(null, List.of(id)).get(id);
+        };
     }
 
     /** Deletes this execution's chunks after it failed or lost its lease; the sweep is the fallback. */

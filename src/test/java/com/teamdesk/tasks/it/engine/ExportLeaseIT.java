@@ -259,6 +259,29 @@ class ExportLeaseIT {
     }
 
     /**
+     * The export maps user ids to usernames itself (no join per row): the team's members in one read, and
+     * anyone else — a customer who has left the team, an outsider assigned to a ticket — when first met.
+     */
+    @Test
+    void usernamesOfFormerMembersAndOutsidersAreInTheCsv() throws Exception {
+        fx.exec("UPDATE ticket SET assignee_id = ? WHERE id = ?", team.outsider(), tickets.get(3));
+        fx.exec("UPDATE ticket SET assignee_id = NULL WHERE id = ?", tickets.get(4));
+        fx.exec("DELETE FROM membership WHERE team_id = ? AND user_id = ?", team.id(), team.customer());
+        export(team.staff(), "TEAM");
+        join(execute(job(task, 0, 0)));
+        assertEquals(TaskStatus.COMPLETED, row().status());
+        String[] lines = csv().split("\r\n");
+        String customer = "customer-" + team.id().toString().substring(0, 8);
+        String staff = "staff-" + team.id().toString().substring(0, 8);
+        String outsider = "outsider-" + team.id().toString().substring(0, 8);
+        assertTrue(lines[1].contains("," + staff + "," + customer + ","), lines[1]);
+        assertTrue(java.util.Arrays.stream(lines).anyMatch(l -> l.contains("," + outsider + "," + customer + ",")),
+                "the outsider's username as assignee");
+        assertTrue(java.util.Arrays.stream(lines).anyMatch(l -> l.contains(",NORMAL,," + customer + ",")),
+                "an unassigned ticket: an empty assignee cell");
+    }
+
+    /**
      * R13: the permission is re-checked with every batch. The staff member who created a TEAM export is
      * demoted to customer after the first batch: the next batch (whose statement holds the re-check)
      * reads no row, and the check after it turns that into PERMISSION_LOST instead of a CSV cut short.

@@ -70,6 +70,15 @@ class CopyCsvIdentityTest {
     private static final List<String> USERNAMES = List.of("=evil", " spaced ", "名字🙂", "a,b", "\"q\"", "#tag", "tab\t",
             "plain-user", "-dash");
 
+    /** Usernames asked while a COPY is open on {@link #shared}: another connection, as in the server. */
+    private static final java.util.Map<UUID, String> NAMES = new java.util.HashMap<>();
+    private static int nameLookups;
+
+    private static String username(UUID id) {
+        nameLookups++;
+        return NAMES.computeIfAbsent(id, u -> TicketReaders.over(db).usernames(null, List.of(u)).get(u));
+    }
+
     private static String schema;
     private static PGSimpleDataSource db;
     private static JdbcTicketReader reader;
@@ -197,7 +206,7 @@ class CopyCsvIdentityTest {
     /** The CSV as ExportRunner writes it now: one COPY per keyset batch. */
     private static byte[] copied(UUID team, UUID visibleTo, TicketFilter f, int batchSize) throws IOException, SQLException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        CopyCsv csv = new CopyCsv(out, f.timeZone());
+        CopyCsv csv = new CopyCsv(out, f.timeZone(), CopyCsvIdentityTest::username);
         Instant after = null;
         UUID afterId = null;
         while (true) {
@@ -300,15 +309,34 @@ class CopyCsvIdentityTest {
         assertEquals(0, rows(DEMO_TEAM, f, new JdbcTicketReader.RoleHolder(UUID.randomUUID(), false)), "nobody");
         ByteArrayOutputStream with = new ByteArrayOutputStream();
         ByteArrayOutputStream without = new ByteArrayOutputStream();
-        new CopyCsv(with, ZoneOffset.UTC).copy(shared, reader.batchQuery(CopyCsv.COLUMNS, DEMO_TEAM, null, f, null, null,
+        new CopyCsv(with, ZoneOffset.UTC, CopyCsvIdentityTest::username).copy(shared, reader.batchQuery(CopyCsv.COLUMNS, DEMO_TEAM, null, f, null, null,
                 100, new JdbcTicketReader.RoleHolder(ada, true)), () -> { });
-        new CopyCsv(without, ZoneOffset.UTC).copy(shared, reader.batchQuery(CopyCsv.COLUMNS, DEMO_TEAM, null, f, null,
+        new CopyCsv(without, ZoneOffset.UTC, CopyCsvIdentityTest::username).copy(shared, reader.batchQuery(CopyCsv.COLUMNS, DEMO_TEAM, null, f, null,
                 null, 100), () -> { });
         assertArrayEquals(without.toByteArray(), with.toByteArray());
     }
 
+    /** The ids become usernames through a per-export map: one look-up per user, however many batches. */
+    @Test
+    void eachUserIsLookedUpOncePerExport() throws Exception {
+        long users;
+        try (PreparedStatement ps = shared.prepareStatement("SELECT count(DISTINCT u) FROM (SELECT requester_id u FROM ticket"
+                + " WHERE team_id = ? UNION ALL SELECT assignee_id FROM ticket WHERE team_id = ?) x WHERE u IS NOT NULL")) {
+            ps.setObject(1, DEMO_TEAM);
+            ps.setObject(2, DEMO_TEAM);
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                users = rs.getLong(1);
+            }
+        }
+        int before = nameLookups;
+        copied(DEMO_TEAM, null, filter(ZoneOffset.UTC), 7);
+        assertTrue(users > 3, "the demo data has several requesters and assignees");
+        assertEquals(users, nameLookups - before, "one look-up per user over ~430 batches");
+    }
+
     private static int rows(UUID team, TicketFilter f, JdbcTicketReader.RoleHolder holder) throws Exception {
-        return new CopyCsv(new ByteArrayOutputStream(), f.timeZone()).copy(shared,
+        return new CopyCsv(new ByteArrayOutputStream(), f.timeZone(), CopyCsvIdentityTest::username).copy(shared,
                 reader.batchQuery(CopyCsv.COLUMNS, team, null, f, null, null, 100, holder), () -> { }).rows();
     }
 
@@ -318,7 +346,7 @@ class CopyCsvIdentityTest {
      */
     @Test
     void anErrorInsideTheCopyEndsItAndLeavesTheConnectionUsable() throws Exception {
-        CopyCsv csv = new CopyCsv(new ByteArrayOutputStream(), ZoneOffset.UTC);
+        CopyCsv csv = new CopyCsv(new ByteArrayOutputStream(), ZoneOffset.UTC, CopyCsvIdentityTest::username);
         int[] rows = {0};
         IllegalStateException thrown = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
                 () -> csv.copy(shared, reader.batchQuery(CopyCsv.COLUMNS, DEMO_TEAM, null, filter(ZoneOffset.UTC), null,
