@@ -24,6 +24,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -190,12 +191,18 @@ public class ExportRunner {
     }
 
     /**
-     * The export's username look-up: the team's members in one statement now, anyone else (a former
-     * member's old tickets) by a statement of their own when first met.
+     * The export's username look-up: the team's members in one statement when the first row needs a
+     * name (an export of no row reads none), anyone else (a former member's old tickets, an outsider) by
+     * a statement of their own when first met. Called on the export's thread only.
      */
     private Function<UUID, String> usernames(UUID teamId) {
-        Map<UUID, String> members = tickets.usernames(teamId, List.of());
+        Map<UUID, String> members = new HashMap<>();
+        boolean[] loaded = {false};
         return id -> {
+            if (!loaded[0]) {
+                members.putAll(tickets.usernames(teamId, List.of(id)));
+                loaded[0] = true;
+            }
             String name = members.get(id);
             return name != null ? name : tickets.usernames(null, List.of(id)).get(id);
         };
