@@ -165,31 +165,49 @@ public class JdbcTaskLedger {
     }
 
     /**
-     * R13 final write of an export under the lease: the result is this execution's chunks
-     * ({@link #writeResultChunk}, all committed before), with their total size and SHA-256; summary,
-     * expiry, COMPLETED, progress 100, lease cleared; in the same statement, under the same lease
-     * check, the chunks of other executions of the task (stale ones that lost their lease) are
-     * deleted (a chunk a stale execution commits after that is left to {@link #purgeOrphanChunks}).
+     * R13 final write of an export under the lease, ONE statement: COMPLETED, progress 100, lease
+     * cleared, summary, expiry, and the result named as this execution's chunks with their total size
+     * and SHA-256; in the same statement the last chunk is stored, and the chunks of other executions
+     * of the task (stale ones that lost their lease) are deleted. Both happen only when the lease-checked
+     * UPDATE matched its row (they read its {@code RETURNING}, which PostgreSQL re-checks against a
+     * concurrent takeover), so a lost lease stores and deletes nothing. An export of at most one chunk
+     * (every small one) thus writes its whole result with this one statement and commit (issue 16). The
+     * earlier chunks ({@link #writeResultChunk}) must all be committed before; a stale execution's chunk
+     * committed after this is left to {@link #purgeOrphanChunks}.
      *
-     * @param size   bytes of the CSV (the sum of the chunks)
-     * @param sha256 hex SHA-256 of the CSV
-     * @throws LeaseLost   when the count is not 1
+     * @param lastSeq    0-based position of the last chunk (the number of chunks stored before)
+     * @param lastChunk  the last chunk's bytes are {@code lastChunk[0..lastLength)}
+     * @param size       bytes of the CSV (the sum of all chunks, the last included)
+     * @param sha256     hex SHA-256 of the CSV
+     * @throws LeaseLost   when the count is not 1 (nothing stored, nothing deleted)
      * @throws RunTimedOut when {@code now} is past the lease's deadline (R26); nothing is written
      */
-    public void completeExport(Lease lease, long size, String sha256, String summary, Instant expiresAt, Instant now) {
+    public void completeExport(Lease lease, int lastSeq, byte[] lastChunk, int lastLength, long size, String sha256,
+            String summary, Instant expiresAt, Instant now) {
         checkDeadline(lease, "result write", now);
         if (size > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("a CSV of " + size + " bytes is larger than a result may be");
         }
-        // One statement: the chunks of other executions (stale ones that lost their lease) go in the same
-        // snapshot and under the same lease check as the completion, so a late execution deletes nothing.
-        leaseChecked(lease, "result write", "WITH stale AS (DELETE FROM task_result_chunk WHERE task_id = ?"
-                + " AND execution_id <> ? AND EXISTS (SELECT 1 FROM background_task" + LEASE + "))"
-                + " UPDATE background_task SET result_execution_id = execution_id,"
-                + " result_size = ?, result_sha256 = ?, result_summary = ?, expires_at = ?, status = 'COMPLETED',"
-                + " progress = 100, execution_id = NULL, last_error = NULL, updated_at = ?" + LEASE,
-                lease.taskId(), lease.executionId(), lease.taskId(), lease.run(), lease.executionId(),
-                (int) size, sha256, summary, expiresAt, now);
+        String sql = "WITH done AS (UPDATE background_task SET result_execution_id = execution_id, result_size = ?,"
+                + " result_sha256 = ?, result_summary = ?, expires_at = ?, status = 'COMPLETED', progress = 100,"
+                + " execution_id = NULL, last_error = NULL, updated_at = ?" + LEASE + " RETURNING id, result_execution_id),"
+                + " last AS (INSERT INTO task_result_chunk (task_id, execution_id, seq, bytes)"
+                + " SELECT id, result_execution_id, ?, ? FROM done),"
+                + " stale AS (DELETE FROM task_result_chunk WHERE task_id = ? AND execution_id <> ?"
+                + " AND EXISTS (SELECT 1 FROM done))"
+                + " SELECT count(*) FROM done";
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            Jdbc.bind(ps, 1, (int) size, sha256, summary, expiresAt, now, lease.taskId(), lease.run(),
+                    lease.executionId(), lastSeq);
+            ps.setBinaryStream(10, new ByteArrayInputStream(lastChunk, 0, lastLength), lastLength);
+            Jdbc.bind(ps, 11, lease.taskId(), lease.executionId());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                checkLease(lease, "result write", rs.getInt(1));
+            }
+        } catch (SQLException e) {
+            throw new LedgerException("result write", e);
+        }
     }
 
     /**

@@ -176,8 +176,10 @@ class JdbcTaskLedgerTest {
         assertThrows(LeaseLost.class, () -> ledger.writeResultChunk(stale, 0, staleBytes, staleBytes.length,
                 T0.plusSeconds(2)), "R8: a stale execution's chunk is refused");
         assertEquals(0, count("SELECT count(*) FROM task_result_chunk WHERE task_id = ?", id), "and not stored");
-        assertThrows(LeaseLost.class, () -> ledger.completeExport(stale, 6, sha256("stale\n"), "s", T0,
-                T0.plusSeconds(2)));
+        assertThrows(LeaseLost.class, () -> ledger.completeExport(stale, 0, staleBytes, staleBytes.length, 6,
+                sha256("stale\n"), "s", T0, T0.plusSeconds(2)));
+        assertEquals(0, count("SELECT count(*) FROM task_result_chunk WHERE task_id = ?", id),
+                "a refused completion stores no last chunk");
         assertThrows(LeaseLost.class, () -> ledger.completeReminder(stale, T0.plusSeconds(2)));
         assertFalse(ledger.reportFailure(stale, true, "late", T0.plusSeconds(2)), "R11: 0 rows, return quietly");
         assertEquals(snapshot, ledger.find(id).orElseThrow(), "R8: nothing written, updatedAt included");
@@ -363,6 +365,66 @@ class JdbcTaskLedgerTest {
         assertEquals(TaskStatus.COMPLETED, ledger.find(id).orElseThrow().status());
     }
 
+    /**
+     * Issue 16: an export of one chunk stores its whole result with its completion, one statement; a
+     * completion whose lease was lost stores no chunk and deletes nothing, also when the takeover commits
+     * while the completion waits for the row (PostgreSQL re-checks the lease on the new row version, and
+     * the chunk INSERT reads the UPDATE's RETURNING, not the statement's snapshot).
+     */
+    @Test
+    void aSmallExportStoresItsOnlyChunkWithItsCompletionAndALostLeaseStoresNone() throws Exception {
+        UUID id = insert(T0, T0);
+        Lease lease = ledger.claim(id, 0, 0, T0).orElseThrow().lease();
+        byte[] csv = "\uFEFFid,title\r\n".getBytes(StandardCharsets.UTF_8);
+        ledger.completeExport(lease, 0, csv, csv.length, csv.length, sha256("\uFEFFid,title\r\n"), "0 tickets exported",
+                T0.plus(Duration.ofHours(24)), T0.plusSeconds(1));
+        assertEquals("\uFEFFid,title\r\n", download(id));
+        assertEquals(1, count("SELECT count(*) FROM task_result_chunk WHERE task_id = ? AND execution_id = ? AND seq = 0",
+                id, lease.executionId()), "one chunk, named by the completion");
+        assertEquals(TaskStatus.COMPLETED, ledger.find(id).orElseThrow().status());
+
+        UUID raced = insert(T0, T0);
+        Lease loser = ledger.claim(raced, 0, 0, T0).orElseThrow().lease();
+        byte[] old = "OLD\r\n".getBytes(StandardCharsets.UTF_8);
+        ledger.writeResultChunk(loser, 0, old, old.length, T0);
+        UUID winner = UUID.randomUUID();
+        try (Connection takeover = sessions.getConnection()) {
+            takeover.setAutoCommit(false);
+            // A claim by another execution, not yet committed: it holds the row while the loser completes.
+            try (PreparedStatement ps = takeover.prepareStatement("UPDATE background_task SET execution_id = ?,"
+                    + " attempts = 2, progress = 0 WHERE id = ?")) {
+                ps.setObject(1, winner);
+                ps.setObject(2, raced);
+                assertEquals(1, ps.executeUpdate());
+            }
+            var completion = java.util.concurrent.CompletableFuture.runAsync(() -> ledger.completeExport(loser, 1, csv,
+                    csv.length, old.length + csv.length, sha256("OLD\r\n\uFEFFid,title\r\n"), "s",
+                    T0.plus(Duration.ofHours(24)), T0.plusSeconds(2)));
+            awaitBlockedOnALock(completion);
+            takeover.commit();
+            var e = assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> completion.get(30, java.util.concurrent.TimeUnit.SECONDS));
+            assertTrue(e.getCause() instanceof LeaseLost, e.toString());
+        }
+        assertEquals(1, count("SELECT count(*) FROM task_result_chunk WHERE task_id = ?", raced),
+                "no last chunk stored, the loser's earlier chunk left for its own cleanup or the sweep");
+        BackgroundTask row = ledger.find(raced).orElseThrow();
+        assertEquals(TaskStatus.RUNNING, row.status());
+        assertEquals(winner, row.executionId());
+        assertNull(row.resultDigest());
+    }
+
+    /** Waits (bounded, to detect a sync point that never came) until some session waits on a lock. */
+    private static void awaitBlockedOnALock(java.util.concurrent.Future<?> blocked) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (count("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                + " AND wait_event_type = 'Lock' AND query LIKE 'WITH done AS%'") == 0) {
+            assertFalse(blocked.isDone(), "the completion ended without waiting for the row");
+            assertTrue(System.nanoTime() < deadline, "the completion never waited for the row");
+            Thread.onSpinWait();
+        }
+    }
+
     // ---- helpers -----------------------------------------------------------------------------------
 
     private UUID insert(Instant runAt, Instant now) {
@@ -383,14 +445,18 @@ class JdbcTaskLedgerTest {
         }
     }
 
-    /** Stores {@code text} as chunks of 2 bytes under the lease and completes the export with it. */
+    /**
+     * Stores {@code text} as chunks of 2 bytes under the lease, all but the last one on their own, and
+     * completes the export with the last one, as {@code ChunkedResult} does.
+     */
     private void complete(Lease lease, String text, String summary, Instant expiresAt, Instant now) {
         byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-        for (int seq = 0; seq * 2 < bytes.length; seq++) {
-            byte[] chunk = java.util.Arrays.copyOfRange(bytes, seq * 2, Math.min(bytes.length, seq * 2 + 2));
-            ledger.writeResultChunk(lease, seq, chunk, chunk.length, now);
+        int last = Math.max(0, (bytes.length - 1) / 2);
+        for (int seq = 0; seq < last; seq++) {
+            ledger.writeResultChunk(lease, seq, java.util.Arrays.copyOfRange(bytes, seq * 2, seq * 2 + 2), 2, now);
         }
-        ledger.completeExport(lease, bytes.length, sha256(text), summary, expiresAt, now);
+        byte[] tail = java.util.Arrays.copyOfRange(bytes, last * 2, bytes.length);
+        ledger.completeExport(lease, last, tail, tail.length, bytes.length, sha256(text), summary, expiresAt, now);
     }
 
     private String download(UUID id) throws IOException {

@@ -8,6 +8,7 @@ import java.io.OutputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.HexFormat;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -21,7 +22,11 @@ import java.util.concurrent.Future;
  * heap holds two chunk buffers at most. A store's failure ({@code LeaseLost}, {@code RunTimedOut}, an
  * SQL error) is rethrown on the export's thread at the next hand-off or at {@link #finish()}.
  *
- * <p>Not thread-safe; one instance per execution. {@link #close()} without {@link #finish()} waits
+ * <p>The last chunk is not stored on its own: {@link #complete} stores it with the export's
+ * lease-checked completion, in the same statement ({@link JdbcTaskLedger#completeExport}), so an
+ * export of at most one chunk writes its result with one statement and one commit.
+ *
+ * <p>Not thread-safe; one instance per execution. {@link #close()} without {@link #complete} waits
  * for the store in flight (so nothing is written after the execution returns) and reports nothing.
  */
 final class ChunkedResult extends OutputStream {
@@ -85,20 +90,38 @@ final class ChunkedResult extends OutputStream {
     }
 
     /**
-     * Stores the last chunk and waits until every chunk is committed.
+     * Ends the CSV: waits until every chunk before the last is committed and hashes the last one, which
+     * stays in memory for {@link #complete}. Idempotent; nothing may be written after it.
      *
-     * @return the CSV's size, SHA-256 and number of chunks
+     * @return the CSV's size, SHA-256 and number of chunks (the last included)
      * @throws IOException when waiting was interrupted; a store's own failure is rethrown as it was
      */
     Stored finish() throws IOException {
         if (stored == null) {
-            if (length > 0 || seq == 0) {
-                handOff();
-            }
             awaitStoring();
-            stored = new Stored(size, HexFormat.of().formatHex(sha.digest()), seq);
+            // The buffer holds at least one byte unless nothing was written at all: a full chunk is handed
+            // off only when a further byte comes. An empty CSV is stored as one empty chunk.
+            sha.update(filling, 0, length);
+            size += length;
+            stored = new Stored(size, HexFormat.of().formatHex(sha.digest()), seq + 1);
         }
         return stored;
+    }
+
+    /**
+     * R13 final write: {@link #finish()} if not done yet, then the lease-checked completion of the
+     * export, which stores the last chunk in the same statement ({@link JdbcTaskLedger#completeExport}).
+     *
+     * @param summary   the result's summary for people
+     * @param expiresAt when the CSV is gone (now + retention)
+     * @param now       the completion's time (the clock's)
+     * @throws com.teamdesk.tasks.task.LeaseLost   when the lease no longer holds (nothing stored)
+     * @throws com.teamdesk.tasks.task.RunTimedOut past the run timeout (R26; nothing stored)
+     * @throws IOException                         as {@link #finish()}
+     */
+    void complete(String summary, Instant expiresAt, Instant now) throws IOException {
+        Stored s = finish();
+        ledger.completeExport(lease, seq, filling, length, s.size(), s.sha256(), summary, expiresAt, now);
     }
 
     /** {@link #awaitStoreAndDrop()}: leaving the export's try-with-resources. */

@@ -40,8 +40,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * Runs an EXPORT (R13). Memory stays flat in the row count: batches of {@code batch-size} rows
  * (default 500) are read by keyset, each as one PostgreSQL {@code COPY} whose bytes
  * ({@link CopyCsv}) go into chunks of {@code chunk-bytes} (2 MiB) that are stored under the lease
- * while the next batches are copied ({@link ChunkedResult}); the final write is a small
- * lease-checked UPDATE naming this execution's chunks as the result.
+ * while the next batches are copied ({@link ChunkedResult}); the final write is one small
+ * lease-checked statement that stores the last chunk and names this execution's chunks as the result.
  * The owner's permission is re-checked with each batch, by the batch's own statement (a batch has no
  * row once the role is gone), and once more on its own before the result is written whenever a batch
  * was read, which is what turns an empty batch after a lost role into {@code PERMISSION_LOST} (a 0-row
@@ -170,7 +170,7 @@ public class ExportRunner {
                     afterId = batch.lastId();
                     more = batch.rows() == batchSize;
                 }
-                ChunkedResult.Stored stored = out.finish();
+                out.finish();
                 if (total > 0 || written > 0) {
                     // Re-checked before rows leave the run, and this is what tells a batch that came back empty
                     // because the role is gone from the end of the tickets. An export that read no batch has
@@ -179,8 +179,7 @@ public class ExportRunner {
                 }
                 ex.pause(PausePoint.EXPORT_BEFORE_RESULT_WRITE);
                 var now = ex.clock().instant();
-                ledger.completeExport(ex.lease(), stored.size(), stored.sha256(), summary(written),
-                        now.plus(Duration.ofHours(retentionHours)), now);
+                out.complete(summary(written), now.plus(Duration.ofHours(retentionHours)), now);
             } catch (IOException | RuntimeException | Error e) {
                 out.awaitStoreAndDrop(); // no store in flight when the chunks are deleted
                 dropChunks(ex);

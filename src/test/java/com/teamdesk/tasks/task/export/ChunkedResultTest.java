@@ -1,0 +1,133 @@
+package com.teamdesk.tasks.task.export;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.teamdesk.tasks.task.JdbcTaskLedger;
+import com.teamdesk.tasks.task.Lease;
+import com.teamdesk.tasks.task.LeaseLost;
+import java.io.ByteArrayOutputStream;
+import java.security.MessageDigest;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * How {@link ChunkedResult} hands its chunks to the ledger (issue 16): every chunk but the last is stored
+ * on its own, in order, and the last one goes with the completion, so an export of at most one chunk makes
+ * no chunk INSERT of its own; size and SHA-256 cover every byte. The ledger's SQL is proved by
+ * {@code JdbcTaskLedgerTest}; here a recording ledger stands in for it.
+ */
+class ChunkedResultTest {
+    private static final Instant NOW = Instant.parse("2026-12-01T12:00:00Z");
+    private static final Lease LEASE = new Lease(UUID.randomUUID(), 0, UUID.randomUUID(), 1, null);
+
+    private final RecordingLedger ledger = new RecordingLedger();
+    private final ExecutorService stores = Executors.newSingleThreadExecutor();
+
+    @AfterEach
+    void stop() {
+        stores.shutdownNow();
+    }
+
+    @Test
+    void aCsvOfOneChunkIsStoredOnlyByTheCompletion() throws Exception {
+        byte[] csv = "\uFEFFid,title\r\n".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        try (ChunkedResult out = new ChunkedResult(ledger, LEASE, Clock.fixed(NOW, ZoneOffset.UTC), 1024, stores)) {
+            out.write(csv);
+            ChunkedResult.Stored stored = out.finish();
+            assertEquals(new ChunkedResult.Stored(csv.length, sha256(csv), 1), stored);
+            out.complete("0 tickets exported", NOW.plusSeconds(86400), NOW);
+        }
+        assertEquals(List.of(), ledger.chunks, "no chunk INSERT of its own");
+        assertEquals(List.of("complete seq=0 size=" + csv.length + " sha=" + sha256(csv)), ledger.completions);
+        assertArrayEquals(csv, ledger.stored());
+    }
+
+    @Test
+    void everyChunkButTheLastIsStoredInOrderBeforeTheCompletion() throws Exception {
+        for (int length : new int[] {1, 9, 10, 11, 30, 31}) {
+            RecordingLedger recording = new RecordingLedger();
+            byte[] csv = new byte[length];
+            for (int i = 0; i < length; i++) {
+                csv[i] = (byte) ('a' + i % 26);
+            }
+            try (ChunkedResult out = new ChunkedResult(recording, LEASE, Clock.fixed(NOW, ZoneOffset.UTC), 10, stores)) {
+                for (int i = 0; i < length; i += 7) {
+                    out.write(csv, i, Math.min(7, length - i));
+                }
+                out.complete("s", NOW, NOW);
+            }
+            int chunks = (length + 9) / 10;
+            assertEquals(chunks - 1, recording.chunks.size(), length + " bytes: chunks stored on their own");
+            for (int seq = 0; seq < chunks - 1; seq++) {
+                assertEquals(seq, recording.chunks.get(seq).seq, "in order");
+                assertEquals(10, recording.chunks.get(seq).bytes.length, "full chunks");
+            }
+            assertEquals(List.of("complete seq=" + (chunks - 1) + " size=" + length + " sha=" + sha256(csv)),
+                    recording.completions, length + " bytes: the last chunk with the completion");
+            assertArrayEquals(csv, recording.stored());
+        }
+    }
+
+    @Test
+    void aLostLeaseAtCompletionIsThrownAndNothingIsLeftInFlight() throws Exception {
+        RecordingLedger refusing = new RecordingLedger() {
+            @Override
+            public void completeExport(Lease lease, int lastSeq, byte[] lastChunk, int lastLength, long size,
+                    String sha256, String summary, Instant expiresAt, Instant now) {
+                throw new LeaseLost(lease, "result write");
+            }
+        };
+        try (ChunkedResult out = new ChunkedResult(refusing, LEASE, Clock.fixed(NOW, ZoneOffset.UTC), 4, stores)) {
+            out.write(new byte[9]);
+            assertThrows(LeaseLost.class, () -> out.complete("s", NOW, NOW));
+        }
+        assertEquals(2, refusing.chunks.size(), "the two full chunks; the last went nowhere");
+        assertTrue(refusing.completions.isEmpty());
+    }
+
+    private static String sha256(byte[] bytes) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+    }
+
+    /** A ledger that keeps what it is asked to store, in memory. */
+    private static class RecordingLedger extends JdbcTaskLedger {
+        record Chunk(int seq, byte[] bytes) {
+        }
+
+        final List<Chunk> chunks = java.util.Collections.synchronizedList(new ArrayList<>());
+        final List<String> completions = new ArrayList<>();
+        private byte[] last = new byte[0];
+
+        @Override
+        public void writeResultChunk(Lease lease, int seq, byte[] bytes, int length, Instant now) {
+            chunks.add(new Chunk(seq, Arrays.copyOf(bytes, length)));
+        }
+
+        @Override
+        public void completeExport(Lease lease, int lastSeq, byte[] lastChunk, int lastLength, long size,
+                String sha256, String summary, Instant expiresAt, Instant now) {
+            last = Arrays.copyOf(lastChunk, lastLength);
+            completions.add("complete seq=" + lastSeq + " size=" + size + " sha=" + sha256);
+        }
+
+        byte[] stored() {
+            ByteArrayOutputStream all = new ByteArrayOutputStream();
+            chunks.forEach(c -> all.writeBytes(c.bytes()));
+            all.writeBytes(last);
+            return all.toByteArray();
+        }
+    }
+}
