@@ -27,6 +27,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -45,7 +46,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * The owner's permission is re-checked with each batch, by the batch's own statement (a batch has no
  * row once the role is gone), and once more on its own before the result is written whenever a batch
  * was read, which is what turns an empty batch after a lost role into {@code PERMISSION_LOST} (a 0-row
- * export was checked just before its count). Progress is written after the first batch
+ * export was checked with its count, in the same statement). Progress is written after the first batch
  * and then whenever the last lease-checked write is {@code teamdesk.task.lease-check-ms} (1 s) of
  * work ago, checked per row and per batch, so that a cancel (R23), a takeover or the run timeout
  * (R26) stops it within about a second ({@code teamdesk.export.progress-every-batch=true}: after
@@ -132,8 +133,11 @@ public class ExportRunner {
         } catch (InvalidInputException e) {
             throw new TaskRejected(Reason.INVALID_FILTERS, e.detail());
         }
-        UUID visibleTo = checkPermission(task);
-        long total = tickets.count(task.teamId(), visibleTo, filter);
+        // The owner's permission and the row count in one statement (issue 16); the permission is decided first.
+        JdbcTicketReader.RoleAndCount start = tickets.roleAndCount(task.teamId(), task.ownerId(),
+                task.scope() == TaskScope.TEAM ? null : task.ownerId(), filter);
+        UUID visibleTo = checkPermission(task, start.role());
+        long total = start.count();
         if (total > maxRows) {
             throw new TaskRejected(Reason.TOO_LARGE, total + " rows > limit " + maxRows);
         }
@@ -174,7 +178,7 @@ public class ExportRunner {
                 if (total > 0 || written > 0) {
                     // Re-checked before rows leave the run, and this is what tells a batch that came back empty
                     // because the role is gone from the end of the tickets. An export that read no batch has
-                    // nothing to protect and was checked a moment ago, before its count (one statement less).
+                    // nothing to protect and was checked a moment ago, with its count (issue 16: one statement less).
                     checkPermission(task);
                 }
                 ex.pause(PausePoint.EXPORT_BEFORE_RESULT_WRITE);
@@ -254,8 +258,12 @@ public class ExportRunner {
      *                      for a TEAM-scope export
      */
     private UUID checkPermission(BackgroundTask task) {
-        Role role = access.roleOf(task.teamId(), task.ownerId())
-                .orElseThrow(() -> new TaskRejected(Reason.PERMISSION_LOST, "owner is no longer a member"));
+        return checkPermission(task, access.roleOf(task.teamId(), task.ownerId()));
+    }
+
+    /** {@link #checkPermission(BackgroundTask)} with the owner's role as just read (empty: not a member). */
+    private static UUID checkPermission(BackgroundTask task, Optional<Role> owner) {
+        Role role = owner.orElseThrow(() -> new TaskRejected(Reason.PERMISSION_LOST, "owner is no longer a member"));
         if (task.scope() == TaskScope.TEAM) {
             if (!role.isStaff()) {
                 throw new TaskRejected(Reason.PERMISSION_LOST, "owner is no longer staff");
