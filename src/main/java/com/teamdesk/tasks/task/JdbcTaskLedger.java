@@ -118,8 +118,102 @@ public class JdbcTaskLedger {
                 + " attempts = ?, progress = 0, claimed_by = ?, updated_at = ?"
                 + " WHERE id = ? AND run = ? AND status IN ('WAITING', 'RUNNING') RETURNING " + COLUMNS,
                 executionId, attemptsMade + 1, claimedBy, now, taskId, run);
-        return row.map(t -> new Claim(t, new Lease(taskId, run, executionId, attemptsMade + 1,
-                timeouts == null ? null : now.plus(timeouts.of(t.kind())))));
+        return row.map(t -> claimed(t, executionId, attemptsMade, now));
+    }
+
+    /** One claim of {@link #claimAll}: as the arguments of {@link #claim(UUID, int, int, String, Instant)}. */
+    public record ClaimRequest(UUID taskId, int run, int attemptsMade, String claimedBy, Instant now) {
+    }
+
+    /**
+     * R7 claims of several runs in ONE statement and one commit (issue 16: a worker's slots that fetch
+     * jobs together claim them together). Each row is claimed by its own condition, exactly as
+     * {@link #claim(UUID, int, int, String, Instant)} would (id, run, WAITING or RUNNING; a fresh fencing
+     * token per row, {@code attempts = attemptsMade + 1}, progress 0), and a row that no longer matches
+     * leaves only its own claim empty. Rows are locked in id order, so two such statements never
+     * deadlock. A task asked for more than once is claimed once in the statement and then again, in
+     * request order, by single claims (the later one takes over, as it would one after the other). Must
+     * not run inside a JTA transaction: the claims commit when the statement ends.
+     *
+     * @return one result per request, in request order: the claim, or empty when its row did not match
+     */
+    public List<Optional<Claim>> claimAll(List<ClaimRequest> requests) {
+        if (requests.size() == 1) {
+            ClaimRequest r = requests.get(0);
+            return List.of(claim(r.taskId(), r.run(), r.attemptsMade(), r.claimedBy(), r.now()));
+        }
+        List<Optional<Claim>> out = new ArrayList<>(requests.size());
+        java.util.Map<UUID, Integer> first = new java.util.HashMap<>();
+        List<Integer> batch = new ArrayList<>();
+        for (int i = 0; i < requests.size(); i++) {
+            out.add(Optional.empty());
+            if (first.putIfAbsent(requests.get(i).taskId(), i) == null) {
+                batch.add(i);
+            }
+        }
+        UUID[] executionIds = new UUID[requests.size()];
+        String sql = "WITH j AS (SELECT * FROM unnest(?::uuid[], ?::int[], ?::uuid[], ?::int[], ?::text[],"
+                + " ?::timestamptz[]) AS j(j_id, j_run, j_execution_id, j_attempts, j_claimed_by, j_now)),"
+                + " locked AS MATERIALIZED (SELECT t.id FROM background_task t JOIN j ON t.id = j.j_id AND t.run = j.j_run"
+                + " WHERE t.status IN ('WAITING', 'RUNNING') ORDER BY t.id FOR UPDATE OF t)"
+                + " UPDATE background_task SET status = 'RUNNING', execution_id = j.j_execution_id, attempts = j.j_attempts,"
+                + " progress = 0, claimed_by = j.j_claimed_by, updated_at = j.j_now FROM j"
+                + " WHERE id = j.j_id AND run = j.j_run AND status IN ('WAITING', 'RUNNING') AND id IN (SELECT id FROM locked)"
+                + " RETURNING " + COLUMNS;
+        java.util.Map<UUID, BackgroundTask> rows = new java.util.HashMap<>();
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            int n = batch.size();
+            Object[] ids = new Object[n];
+            Object[] runs = new Object[n];
+            Object[] tokens = new Object[n];
+            Object[] attempts = new Object[n];
+            Object[] workers = new Object[n];
+            Object[] times = new Object[n];
+            for (int k = 0; k < n; k++) {
+                int i = batch.get(k);
+                ClaimRequest r = requests.get(i);
+                executionIds[i] = UUID.randomUUID();
+                ids[k] = r.taskId();
+                runs[k] = r.run();
+                tokens[k] = executionIds[i];
+                attempts[k] = r.attemptsMade() + 1;
+                workers[k] = r.claimedBy();
+                times[k] = r.now().toString();
+            }
+            ps.setArray(1, c.createArrayOf("uuid", ids));
+            ps.setArray(2, c.createArrayOf("integer", runs));
+            ps.setArray(3, c.createArrayOf("uuid", tokens));
+            ps.setArray(4, c.createArrayOf("integer", attempts));
+            ps.setArray(5, c.createArrayOf("text", workers));
+            ps.setArray(6, c.createArrayOf("text", times));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    BackgroundTask t = map(rs);
+                    rows.put(t.id(), t);
+                }
+            }
+        } catch (SQLException e) {
+            throw new LedgerException("claim", e);
+        }
+        for (int i : batch) {
+            ClaimRequest r = requests.get(i);
+            BackgroundTask t = rows.get(r.taskId());
+            if (t != null) {
+                out.set(i, Optional.of(claimed(t, executionIds[i], r.attemptsMade(), r.now())));
+            }
+        }
+        for (int i = 0; i < requests.size(); i++) {
+            if (first.get(requests.get(i).taskId()) != i) {
+                ClaimRequest r = requests.get(i);
+                out.set(i, claim(r.taskId(), r.run(), r.attemptsMade(), r.claimedBy(), r.now()));
+            }
+        }
+        return out;
+    }
+
+    private Claim claimed(BackgroundTask t, UUID executionId, int attemptsMade, Instant now) {
+        return new Claim(t, new Lease(t.id(), t.run(), executionId, attemptsMade + 1,
+                timeouts == null ? null : now.plus(timeouts.of(t.kind()))));
     }
 
     /**

@@ -1,8 +1,10 @@
 package com.teamdesk.tasks.task;
 
+import com.teamdesk.tasks.platform.FlatCombiner;
 import com.teamdesk.tasks.queue.Job;
 import com.teamdesk.tasks.queue.JobProcessor;
 import com.teamdesk.tasks.queue.UnrecoverableJobException;
+import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Clock;
@@ -59,14 +61,21 @@ public class TaskProcessor implements JobProcessor {
     @Inject
     TaskKinds kinds;
 
+    /** Most claims combined into one statement (issue 16); 1 claims each job with a statement of its own. */
+    @Inject
+    @ConfigProperty(name = "teamdesk.task.claim-batch", defaultValue = "16")
+    int claimBatch;
+
+    private FlatCombiner<JdbcTaskLedger.ClaimRequest, Optional<JdbcTaskLedger.Claim>> claims;
+
     @Inject
     TaskMetrics metrics;
 
     @Override
     public void process(Job job) throws Exception {
         TaskJobId jobId = TaskJobId.parse(job.id());
-        Optional<JdbcTaskLedger.Claim> claim = ledger.claim(jobId.taskId(), jobId.run(), job.attemptsMade(),
-                job.workerId(), clock.instant());
+        Optional<JdbcTaskLedger.Claim> claim = claim(new JdbcTaskLedger.ClaimRequest(jobId.taskId(), jobId.run(),
+                job.attemptsMade(), job.workerId(), clock.instant()));
         if (claim.isEmpty()) {
             LOG.info(() -> "task.claim skipped " + jobId + ": not WAITING/RUNNING at this run");
             return;
@@ -91,6 +100,24 @@ public class TaskProcessor implements JobProcessor {
         } finally {
             metrics.runDuration(task.kind(), Duration.ofNanos(System.nanoTime() - started));
         }
+    }
+
+    /**
+     * R7: the claim, combined with the claims other slots make at the same moment into one statement
+     * ({@link JdbcTaskLedger#claimAll}, {@code teamdesk.task.claim-batch}; 1 = each on its own). The
+     * worker's threads run no JTA transaction, so a combined claim commits for every slot alike.
+     */
+    private Optional<JdbcTaskLedger.Claim> claim(JdbcTaskLedger.ClaimRequest request) {
+        if (claimBatch <= 1) {
+            return ledger.claim(request.taskId(), request.run(), request.attemptsMade(), request.claimedBy(),
+                    request.now());
+        }
+        return claims.submit(request);
+    }
+
+    @PostConstruct
+    void combineClaims() {
+        claims = new FlatCombiner<>(claimBatch, batch -> ledger.claimAll(batch));
     }
 
     /** R11/R12: classify, report under the lease, rethrow only when the report was allowed. */

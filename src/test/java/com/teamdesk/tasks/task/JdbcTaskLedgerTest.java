@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterAll;
@@ -161,6 +162,85 @@ class JdbcTaskLedgerTest {
         ledger.completeReminder(takeover.lease(), T0.plusSeconds(4));
         assertTrue(ledger.claim(id, 0, 2, T0.plusSeconds(5)).isEmpty(), "R12: a COMPLETED row is not claimed");
         assertEquals(TaskStatus.COMPLETED, ledger.find(id).orElseThrow().status());
+    }
+
+    /**
+     * Issue 16: claims combined into one statement behave as the same claims one after the other (R7): each
+     * row by its own condition, a fresh token each, an old run's or a finished task's claim empty, a
+     * RUNNING row taken over, a task asked twice claimed by the later request; and each lease fences only
+     * its own row.
+     */
+    @Test
+    void claimAllClaimsEachRowByItsOwnConditionInOneStatement() {
+        UUID waiting = insert(T0, T0);
+        UUID running = insert(T0, T0);
+        UUID done = insert(T0, T0);
+        UUID twice = insert(T0, T0);
+        Lease old = ledger.claim(running, 0, 0, T0).orElseThrow().lease();
+        Lease finished = ledger.claim(done, 0, 0, T0).orElseThrow().lease();
+        ledger.completeReminder(finished, T0);
+        Instant now = T0.plusSeconds(5);
+
+        List<Optional<JdbcTaskLedger.Claim>> claims = ledger.claimAll(List.of(
+                new JdbcTaskLedger.ClaimRequest(waiting, 0, 0, "w1", now),
+                new JdbcTaskLedger.ClaimRequest(running, 0, 1, "w2", now),
+                new JdbcTaskLedger.ClaimRequest(done, 0, 0, "w1", now),
+                new JdbcTaskLedger.ClaimRequest(waiting, 1, 0, "w1", now),
+                new JdbcTaskLedger.ClaimRequest(twice, 0, 0, "w1", now),
+                new JdbcTaskLedger.ClaimRequest(twice, 0, 1, "w2", now.plusSeconds(1))));
+        assertEquals(6, claims.size());
+        Lease first = claims.get(0).orElseThrow().lease();
+        assertEquals(TaskStatus.RUNNING, claims.get(0).orElseThrow().task().status());
+        assertEquals(1, first.attempts());
+        assertEquals(first.executionId(), claims.get(0).orElseThrow().task().executionId());
+        assertEquals(now, claims.get(0).orElseThrow().task().updatedAt());
+        Lease takeover = claims.get(1).orElseThrow().lease();
+        assertEquals(2, takeover.attempts(), "R3: attemptsMade + 1");
+        assertNotEquals(old.executionId(), takeover.executionId(), "R7: a RUNNING row is taken over");
+        assertTrue(claims.get(2).isEmpty(), "R12: a COMPLETED row is not claimed");
+        assertTrue(claims.get(3).isEmpty(), "R17: another run's message is not claimed");
+        Lease early = claims.get(4).orElseThrow().lease();
+        Lease later = claims.get(5).orElseThrow().lease();
+        assertNotEquals(early.executionId(), later.executionId());
+        assertEquals(later.executionId(), ledger.find(twice).orElseThrow().executionId(),
+                "the later request takes over, as one after the other");
+
+        assertThrows(LeaseLost.class, () -> ledger.writeProgress(old, 10, now), "R8: the replaced lease");
+        assertThrows(LeaseLost.class, () -> ledger.writeProgress(early, 10, now));
+        ledger.writeProgress(first, 10, now);
+        ledger.writeProgress(takeover, 20, now);
+        ledger.writeProgress(later, 30, now);
+        assertEquals(List.of(10, 20, 30), List.of(ledger.find(waiting).orElseThrow().progress(),
+                ledger.find(running).orElseThrow().progress(), ledger.find(twice).orElseThrow().progress()));
+        assertEquals(1, ledger.claimAll(List.of(new JdbcTaskLedger.ClaimRequest(done, 0, 0, "w", now))).size());
+    }
+
+    /**
+     * A combined claim that meets a row locked by a completion waits for it, then leaves that claim empty
+     * (the row is COMPLETED now) and claims the others: the same re-check as a single claim's.
+     */
+    @Test
+    void claimAllRechecksARowItWaitedFor() throws Exception {
+        UUID busy = insert(T0, T0);
+        UUID free = insert(T0, T0);
+        Lease lease = ledger.claim(busy, 0, 0, T0).orElseThrow().lease();
+        List<Optional<JdbcTaskLedger.Claim>> claims;
+        try (Connection tx = sessions.getConnection()) {
+            tx.setAutoCommit(false);
+            JdbcTaskLedger inTx = new JdbcTaskLedger();
+            inTx.dataSource = oneConnection(tx);
+            inTx.completeReminder(lease, T0.plusSeconds(1)); // not committed yet: holds the row
+            var combined = java.util.concurrent.CompletableFuture.supplyAsync(() -> ledger.claimAll(List.of(
+                    new JdbcTaskLedger.ClaimRequest(free, 0, 0, "w", T0.plusSeconds(2)),
+                    new JdbcTaskLedger.ClaimRequest(busy, 0, 1, "w", T0.plusSeconds(2)))));
+            awaitBlockedOnALock(combined, "WITH j AS%");
+            tx.commit();
+            claims = combined.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        assertTrue(claims.get(0).isPresent());
+        assertTrue(claims.get(1).isEmpty(), "COMPLETED while the claim waited: not claimed");
+        assertEquals(TaskStatus.COMPLETED, ledger.find(busy).orElseThrow().status());
+        assertEquals(TaskStatus.RUNNING, ledger.find(free).orElseThrow().status());
     }
 
     @Test
@@ -400,7 +480,7 @@ class JdbcTaskLedgerTest {
             var completion = java.util.concurrent.CompletableFuture.runAsync(() -> ledger.completeExport(loser, 1, csv,
                     csv.length, old.length + csv.length, sha256("OLD\r\n\uFEFFid,title\r\n"), "s",
                     T0.plus(Duration.ofHours(24)), T0.plusSeconds(2)));
-            awaitBlockedOnALock(completion);
+            awaitBlockedOnALock(completion, "WITH done AS%");
             takeover.commit();
             var e = assertThrows(java.util.concurrent.ExecutionException.class,
                     () -> completion.get(30, java.util.concurrent.TimeUnit.SECONDS));
@@ -414,13 +494,16 @@ class JdbcTaskLedgerTest {
         assertNull(row.resultDigest());
     }
 
-    /** Waits (bounded, to detect a sync point that never came) until some session waits on a lock. */
-    private static void awaitBlockedOnALock(java.util.concurrent.Future<?> blocked) throws Exception {
+    /**
+     * Waits (bounded, to detect a sync point that never came) until a session running a statement that
+     * starts like {@code queryPrefix} (a LIKE pattern) waits on a lock.
+     */
+    private static void awaitBlockedOnALock(java.util.concurrent.Future<?> blocked, String queryPrefix) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (count("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
-                + " AND wait_event_type = 'Lock' AND query LIKE 'WITH done AS%'") == 0) {
-            assertFalse(blocked.isDone(), "the completion ended without waiting for the row");
-            assertTrue(System.nanoTime() < deadline, "the completion never waited for the row");
+                + " AND wait_event_type = 'Lock' AND query LIKE ?", queryPrefix) == 0) {
+            assertFalse(blocked.isDone(), "the statement ended without waiting for the row");
+            assertTrue(System.nanoTime() < deadline, "the statement never waited for the row");
             Thread.onSpinWait();
         }
     }
