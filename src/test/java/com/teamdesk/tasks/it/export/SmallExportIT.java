@@ -29,7 +29,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * The cheapest task there is, many at once, through the production path (issue 16, P2 engine): SELF
  * exports of a member with no tickets, created through the API and run by the server's worker with its
- * default concurrency. Each must complete with the 0-row CSV (BOM and header) stored as exactly one
+ * default concurrency, then as many again inserted in one statement and handed to the queue by the
+ * dispatch sweep in one batch (the engine alone, whose slots then claim together). Each must complete with the 0-row CSV (BOM and header) stored as exactly one
  * chunk of its completing execution, and no other chunk left behind. The class asserts behaviour only;
  * it prints the database's commit count per task (server, timers and this test's polling together) as
  * a rough cost figure for the notes.
@@ -38,6 +39,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @RunAsClient
 class SmallExportIT {
     private static final int TASKS = 60;
+    private static final int BULK = 200;
     private static final String HEADER = "id,title,status,priority,assignee,requester,created_at,updated_at,version,body";
 
     @Deployment(testable = false)
@@ -83,6 +85,25 @@ class SmallExportIT {
         Reply csv = api.get("tasks/" + ids.get(TASKS - 1) + "/result", token);
         assertEquals(200, csv.status(), csv.toString());
         assertArrayEquals(expected.toByteArray(), csv.bytes(), "BOM and header, nothing else");
+
+        // The engine alone (as bench engine runs it): rows inserted at once, handed to the queue by the
+        // dispatch sweep in one batch, so the worker's slots fetch and claim them at the same moments.
+        commitsBefore = commits();
+        data.exec("INSERT INTO background_task (id, kind, team_id, owner_id, scope, filters, status, run, attempts,"
+                + " progress, run_at, created_at, updated_at) SELECT gen_random_uuid(), 'EXPORT', team_id, owner_id,"
+                + " 'SELF', filters, 'WAITING', 0, 0, 0, now(), now(), now() FROM background_task, generate_series(1, ?)"
+                + " WHERE id = ?", BULK, ids.get(0));
+        Poll.until(() -> data.count("SELECT count(*) FROM background_task WHERE team_id = ? AND status = 'COMPLETED'",
+                t.id()) == TASKS + BULK, Duration.ofSeconds(120), "every bulk export completes");
+        System.out.printf("SmallExportIT: %d bulk tasks, %.2f commits per task in the database (all sessions)%n", BULK,
+                (commits() - commitsBefore) / (double) BULK);
+        assertEquals((long) TASKS + BULK, data.count("SELECT count(*) FROM background_task t JOIN task_result_chunk c"
+                + " ON c.task_id = t.id AND c.execution_id = t.result_execution_id AND c.seq = 0"
+                + " WHERE t.team_id = ? AND t.attempts = 1 AND t.result_size = ?"
+                + " AND t.result_summary = '0 tickets exported'", t.id(), expected.size()),
+                "each export completed once, by its first execution, with its one chunk");
+        assertEquals((long) TASKS + BULK, data.count("SELECT count(*) FROM task_result_chunk c JOIN background_task t"
+                + " ON t.id = c.task_id WHERE t.team_id = ?", t.id()), "no chunk besides the results");
     }
 
     private long commits() {
