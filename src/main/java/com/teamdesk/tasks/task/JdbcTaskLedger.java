@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.task;
 
+import com.teamdesk.tasks.platform.FlatCombiner;
 import com.teamdesk.tasks.platform.Jdbc;
 import com.teamdesk.tasks.platform.SchemaMigration;
 import com.teamdesk.tasks.team.KeysetCursor;
@@ -267,7 +268,9 @@ public class JdbcTaskLedger {
      * concurrent takeover), so a lost lease stores and deletes nothing. An export of at most one chunk
      * (every small one) thus writes its whole result with this one statement and commit (issue 16). The
      * earlier chunks ({@link #writeResultChunk}) must all be committed before; a stale execution's chunk
-     * committed after this is left to {@link #purgeOrphanChunks}.
+     * committed after this is left to {@link #purgeOrphanChunks}. Completions that concurrent executions
+     * make at the same moment (each with a last chunk of at most 64 KiB) are combined into one statement
+     * and commit ({@link #completeExports}), each still checked against its own lease.
      *
      * @param lastSeq    0-based position of the last chunk (the number of chunks stored before)
      * @param lastChunk  the last chunk's bytes are {@code lastChunk[0..lastLength)}
@@ -282,26 +285,125 @@ public class JdbcTaskLedger {
         if (size > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("a CSV of " + size + " bytes is larger than a result may be");
         }
-        String sql = "WITH done AS (UPDATE background_task SET result_execution_id = execution_id, result_size = ?,"
-                + " result_sha256 = ?, result_summary = ?, expires_at = ?, status = 'COMPLETED', progress = 100,"
-                + " execution_id = NULL, last_error = NULL, updated_at = ?" + LEASE + " RETURNING id, result_execution_id),"
-                + " last AS (INSERT INTO task_result_chunk (task_id, execution_id, seq, bytes)"
-                + " SELECT id, result_execution_id, ?, ? FROM done),"
-                + " stale AS (DELETE FROM task_result_chunk WHERE task_id = ? AND execution_id <> ?"
-                + " AND EXISTS (SELECT 1 FROM done))"
-                + " SELECT count(*) FROM done";
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            Jdbc.bind(ps, 1, (int) size, sha256, summary, expiresAt, now, lease.taskId(), lease.run(),
-                    lease.executionId(), lastSeq);
-            ps.setBinaryStream(10, new ByteArrayInputStream(lastChunk, 0, lastLength), lastLength);
-            Jdbc.bind(ps, 11, lease.taskId(), lease.executionId());
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                checkLease(lease, "result write", rs.getInt(1));
-            }
-        } catch (SQLException e) {
-            throw new LedgerException("result write", e);
+        ExportCompletion completion = new ExportCompletion(lease, lastSeq, lastChunk, lastLength, (int) size, sha256,
+                summary, expiresAt, now);
+        boolean completed = lastLength <= COMBINED_CHUNK_BYTES ? exportCompletions.submit(completion)
+                : completeExports(List.of(completion)).get(0);
+        if (!completed) {
+            throw new LeaseLost(lease, "result write");
         }
+    }
+
+    /** Largest last chunk whose completion is combined with others' (a larger one goes alone). */
+    static final int COMBINED_CHUNK_BYTES = 64 * 1024;
+
+    /** Most export completions combined into one statement. */
+    static final int COMPLETION_BATCH = 16;
+
+    /** One export's final write, as {@link #completeExport} was asked for it. */
+    record ExportCompletion(Lease lease, int lastSeq, byte[] lastChunk, int lastLength, int size, String sha256,
+            String summary, Instant expiresAt, Instant now) {
+    }
+
+    /**
+     * Export completions of concurrent executions combined into one statement and one commit (issue 16),
+     * as the claims are: every completion still checked against its own lease. The worker's threads run
+     * no JTA transaction; a reminder's completion is never combined (R14).
+     */
+    private final FlatCombiner<ExportCompletion, Boolean> exportCompletions = new FlatCombiner<>(COMPLETION_BATCH,
+            this::completeExports);
+
+    /**
+     * {@link #completeExport} for several executions in ONE statement: each row completed under its own
+     * lease, its last chunk stored and its stale chunks deleted only when its UPDATE matched; rows are
+     * locked in id order (as {@link #claimAll}), so such statements never deadlock.
+     *
+     * @return per completion, in order: true when it completed, false when its lease no longer held
+     */
+    List<Boolean> completeExports(List<ExportCompletion> batch) {
+        if (batch.size() == 1) {
+            ExportCompletion e = batch.get(0);
+            Lease lease = e.lease();
+            String sql = "WITH done AS (UPDATE background_task SET result_execution_id = execution_id, result_size = ?,"
+                    + " result_sha256 = ?, result_summary = ?, expires_at = ?, status = 'COMPLETED', progress = 100,"
+                    + " execution_id = NULL, last_error = NULL, updated_at = ?" + LEASE
+                    + " RETURNING id, result_execution_id),"
+                    + " last AS (INSERT INTO task_result_chunk (task_id, execution_id, seq, bytes)"
+                    + " SELECT id, result_execution_id, ?, ? FROM done),"
+                    + " stale AS (DELETE FROM task_result_chunk WHERE task_id = ? AND execution_id <> ?"
+                    + " AND EXISTS (SELECT 1 FROM done))"
+                    + " SELECT count(*) FROM done";
+            try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+                Jdbc.bind(ps, 1, e.size(), e.sha256(), e.summary(), e.expiresAt(), e.now(), lease.taskId(), lease.run(),
+                        lease.executionId(), e.lastSeq());
+                ps.setBinaryStream(10, new ByteArrayInputStream(e.lastChunk(), 0, e.lastLength()), e.lastLength());
+                Jdbc.bind(ps, 11, lease.taskId(), lease.executionId());
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    int n = rs.getInt(1);
+                    if (n > 1) {
+                        throw new IllegalStateException("result write matched " + n + " rows for task " + lease.taskId());
+                    }
+                    return List.of(n == 1);
+                }
+            } catch (SQLException ex) {
+                throw new LedgerException("result write", ex);
+            }
+        }
+        String sql = "WITH j AS (SELECT * FROM unnest(?::uuid[], ?::int[], ?::uuid[], ?::int[], ?::text[], ?::text[],"
+                + " ?::timestamptz[], ?::timestamptz[], ?::int[], ?::bytea[]) AS j(j_id, j_run, j_execution_id, j_size,"
+                + " j_sha256, j_summary, j_expires_at, j_now, j_seq, j_bytes)),"
+                + " locked AS MATERIALIZED (SELECT t.id FROM background_task t JOIN j ON t.id = j.j_id AND t.run = j.j_run"
+                + " AND t.execution_id = j.j_execution_id WHERE t.status = 'RUNNING' ORDER BY t.id FOR UPDATE OF t),"
+                + " done AS (UPDATE background_task SET result_execution_id = execution_id, result_size = j.j_size,"
+                + " result_sha256 = j.j_sha256, result_summary = j.j_summary, expires_at = j.j_expires_at,"
+                + " status = 'COMPLETED', progress = 100, execution_id = NULL, last_error = NULL, updated_at = j.j_now"
+                + " FROM j WHERE id = j.j_id AND run = j.j_run AND execution_id = j.j_execution_id AND status = 'RUNNING'"
+                + " AND id IN (SELECT id FROM locked) RETURNING id, result_execution_id),"
+                + " last AS (INSERT INTO task_result_chunk (task_id, execution_id, seq, bytes)"
+                + " SELECT done.id, done.result_execution_id, j.j_seq, j.j_bytes FROM done"
+                + " JOIN j ON j.j_id = done.id AND j.j_execution_id = done.result_execution_id),"
+                + " stale AS (DELETE FROM task_result_chunk c USING done WHERE c.task_id = done.id"
+                + " AND c.execution_id <> done.result_execution_id)"
+                + " SELECT id, result_execution_id FROM done";
+        java.util.Set<List<UUID>> completed = new java.util.HashSet<>();
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            int n = batch.size();
+            Object[][] columns = new Object[10][n];
+            for (int k = 0; k < n; k++) {
+                ExportCompletion e = batch.get(k);
+                columns[0][k] = e.lease().taskId();
+                columns[1][k] = e.lease().run();
+                columns[2][k] = e.lease().executionId();
+                columns[3][k] = e.size();
+                columns[4][k] = e.sha256();
+                columns[5][k] = e.summary();
+                columns[6][k] = e.expiresAt().toString();
+                columns[7][k] = e.now().toString();
+                columns[8][k] = e.lastSeq();
+            }
+            byte[][] chunks = new byte[n][];
+            for (int k = 0; k < n; k++) {
+                chunks[k] = java.util.Arrays.copyOf(batch.get(k).lastChunk(), batch.get(k).lastLength());
+            }
+            String[] types = {"uuid", "integer", "uuid", "integer", "text", "text", "text", "text", "integer"};
+            for (int col = 0; col < types.length; col++) {
+                ps.setArray(col + 1, c.createArrayOf(types[col], columns[col]));
+            }
+            ps.setArray(10, c.createArrayOf("bytea", chunks));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    completed.add(List.of(Jdbc.uuid(rs, 1), Jdbc.uuid(rs, 2)));
+                }
+            }
+        } catch (SQLException ex) {
+            throw new LedgerException("result write", ex);
+        }
+        List<Boolean> out = new ArrayList<>(batch.size());
+        for (ExportCompletion e : batch) {
+            out.add(completed.contains(List.of(e.lease().taskId(), e.lease().executionId())));
+        }
+        return out;
     }
 
     /**

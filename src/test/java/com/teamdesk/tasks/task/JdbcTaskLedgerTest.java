@@ -495,6 +495,49 @@ class JdbcTaskLedgerTest {
     }
 
     /**
+     * Issue 16: export completions combined into one statement: each row completed under its own lease
+     * with its own last chunk, size, digest and summary; a completion whose lease was lost stores no chunk
+     * and leaves the row as it was; stale chunks of a completed task are deleted.
+     */
+    @Test
+    void completeExportsCompletesEachRowUnderItsOwnLease() throws SQLException, IOException {
+        UUID a = insert(T0, T0);
+        UUID b = insert(T0, T0);
+        UUID c = insert(T0, T0);
+        Lease staleB = ledger.claim(b, 0, 0, T0).orElseThrow().lease();
+        byte[] old = "OLD\r\n".getBytes(StandardCharsets.UTF_8);
+        ledger.writeResultChunk(staleB, 0, old, old.length, T0);
+        Lease la = ledger.claim(a, 0, 0, T0).orElseThrow().lease();
+        Lease lb = ledger.claim(b, 0, 1, T0).orElseThrow().lease();
+        Lease lost = ledger.claim(c, 0, 0, T0).orElseThrow().lease();
+        ledger.claim(c, 0, 1, T0);
+        BackgroundTask before = ledger.find(c).orElseThrow();
+        byte[] csvA = "A\r\n".getBytes(StandardCharsets.UTF_8);
+        byte[] head = "B1".getBytes(StandardCharsets.UTF_8);
+        byte[] tail = "B2\r\n".getBytes(StandardCharsets.UTF_8);
+        ledger.writeResultChunk(lb, 0, head, head.length, T0);
+        Instant now = T0.plusSeconds(9);
+        Instant expires = now.plus(Duration.ofHours(24));
+        List<Boolean> done = ledger.completeExports(List.of(
+                new JdbcTaskLedger.ExportCompletion(la, 0, csvA, csvA.length, csvA.length, sha256("A\r\n"), "1 a", expires, now),
+                new JdbcTaskLedger.ExportCompletion(lb, 1, tail, tail.length, 6, sha256("B1B2\r\n"), "2 b", expires, now),
+                new JdbcTaskLedger.ExportCompletion(lost, 0, old, old.length, old.length, sha256("OLD\r\n"), "x",
+                        expires, now)));
+        assertEquals(List.of(true, true, false), done);
+        assertEquals("A\r\n", download(a));
+        assertEquals("B1B2\r\n", download(b));
+        assertEquals(sha256("B1B2\r\n"), ledger.find(b).orElseThrow().resultDigest());
+        assertEquals("2 b", ledger.find(b).orElseThrow().resultSummary());
+        assertEquals(now, ledger.find(a).orElseThrow().updatedAt());
+        assertEquals(expires, ledger.find(a).orElseThrow().expiresAt());
+        assertEquals(0, count("SELECT count(*) FROM task_result_chunk WHERE execution_id = ?", staleB.executionId()),
+                "the stale execution's chunk went with the completion");
+        assertEquals(0, count("SELECT count(*) FROM task_result_chunk WHERE task_id = ?", c), "no chunk for a lost lease");
+        assertEquals(before, ledger.find(c).orElseThrow(), "R8: nothing written to the row whose lease was lost");
+        assertThrows(LeaseLost.class, () -> ledger.writeProgress(la, 10, now), "the lease ends with the run");
+    }
+
+    /**
      * Waits (bounded, to detect a sync point that never came) until a session running a statement that
      * starts like {@code queryPrefix} (a LIKE pattern) waits on a lock.
      */
