@@ -2,14 +2,11 @@ package com.teamdesk.tasks.queue;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Combines the completions of a worker's processing slots into one {@code complete} script call (issue 16,
- * P1), by flat combining: a slot that finishes a job queues its completion and tries the combining lock;
+ * P1), by flat combining ({@link FlatCombiner}): a slot that finishes a job queues its completion and tries the combining lock;
  * the slot that gets it (the combiner) sends everything queued so far (at most {@value #MAX_BATCH}) in one
  * round trip, together with a fetch of one next job per finishing slot that wants one, hands each slot its
  * own outcome and wakes it, and on leaving wakes the first slot still queued to combine the next batch.
@@ -29,32 +26,22 @@ final class Completer {
 
     private final QueueStore store;
     private final long lockDurationMs;
+    private final FlatCombiner<Request, QueueStore.Finish> combiner;
     /**
      * Held while a batch is sent; package-private so that a test can hold it to make a batch form (and then
      * call {@link #handOver()}, as a combiner does after releasing it).
      */
-    final ReentrantLock combining = new ReentrantLock();
-    private final ConcurrentLinkedQueue<Request> queued = new ConcurrentLinkedQueue<>();
-    private final AtomicLong scriptCalls = new AtomicLong();
+    final ReentrantLock combining;
 
     Completer(QueueStore store, long lockDurationMs) {
         this.store = store;
         this.lockDurationMs = lockDurationMs;
+        this.combiner = new FlatCombiner<>(MAX_BATCH, this::send);
+        this.combining = combiner.combiningLock();
     }
 
-    /** One slot's completion; the combiner writes the outcome, then {@code done} (which publishes it). */
-    private static final class Request {
-        final QueueStore.Completion completion;
-        final String nextToken;
-        final Thread slot = Thread.currentThread();
-        QueueStore.Finish finish;
-        RuntimeException error;
-        volatile boolean done;
-
-        Request(QueueStore.Completion completion, String nextToken) {
-            this.completion = completion;
-            this.nextToken = nextToken;
-        }
+    /** One slot's completion and the lock token for its next job (or null). */
+    private record Request(QueueStore.Completion completion, String nextToken) {
     }
 
     /**
@@ -67,91 +54,46 @@ final class Completer {
      * @throws RuntimeException the Redis error of the batch's script call; the job's state is then unknown
      */
     QueueStore.Finish complete(QueueStore.FetchedJob job, int progress, String nextToken) {
-        Request mine = new Request(new QueueStore.Completion(job, progress), nextToken);
-        queued.add(mine);
-        while (!mine.done) {
-            if (combining.tryLock()) {
-                try {
-                    // Only the combiner takes from the queue, so until one has sent it, mine is still queued.
-                    if (!mine.done) {
-                        sendQueued();
-                    }
-                } finally {
-                    combining.unlock();
-                }
-                handOver();
-            } else {
-                LockSupport.park(this); // woken by the combiner that sent mine, or to combine the next batch
-            }
-        }
-        if (mine.error != null) {
-            throw mine.error;
-        }
-        return mine.finish;
+        return combiner.submit(new Request(new QueueStore.Completion(job, progress), nextToken));
     }
 
-    /**
-     * Wakes the first queued slot, to combine the next batch. Called by each combiner after it released the
-     * lock: a slot that queued while the lock was held found it taken and parked, and this wakes it (or the
-     * slot ahead of it, which then sends both).
-     */
+    /** Wakes the first queued slot, to combine the next batch ({@link FlatCombiner#handOver()}). */
     void handOver() {
-        Request head = queued.peek();
-        if (head != null) {
-            LockSupport.unpark(head.slot);
-        }
+        combiner.handOver();
     }
 
     /** @return completions waiting for a combiner to send them */
     int queued() {
-        return queued.size();
+        return combiner.queued();
     }
 
     /** @return script calls made so far (each sent one batch) */
     long scriptCalls() {
-        return scriptCalls.get();
+        return combiner.batches();
     }
 
-    private void sendQueued() {
-        List<Request> batch = new ArrayList<>();
-        Request r;
-        while (batch.size() < MAX_BATCH && (r = queued.poll()) != null) {
-            batch.add(r);
-        }
+    private List<QueueStore.Finish> send(List<Request> batch) {
         List<QueueStore.Completion> completions = new ArrayList<>(batch.size());
         List<String> tokens = new ArrayList<>(batch.size());
         for (Request b : batch) {
-            completions.add(b.completion);
-            if (b.nextToken != null) {
-                tokens.add(b.nextToken);
+            completions.add(b.completion());
+            if (b.nextToken() != null) {
+                tokens.add(b.nextToken());
             }
         }
-        try {
-            scriptCalls.incrementAndGet();
-            QueueStore.Completions reply = store.completeMany(completions, tokens, lockDurationMs);
-            // The i-th fetched job is locked for the i-th token, whether or not its slot's own lock held.
-            int fetched = 0;
-            for (int i = 0; i < batch.size(); i++) {
-                Request b = batch.get(i);
-                QueueStore.FetchedJob next = null;
-                if (b.nextToken != null && fetched < reply.next().size()) {
-                    next = reply.next().get(fetched++);
-                }
-                b.finish = reply.lockLost()[i] ? new QueueStore.Finish(true, 0, false, next)
-                        : new QueueStore.Finish(false, b.completion.job().attemptsMade() + 1, false, next);
+        QueueStore.Completions reply = store.completeMany(completions, tokens, lockDurationMs);
+        // The i-th fetched job is locked for the i-th token, whether or not its slot's own lock held.
+        List<QueueStore.Finish> out = new ArrayList<>(batch.size());
+        int fetched = 0;
+        for (int i = 0; i < batch.size(); i++) {
+            Request b = batch.get(i);
+            QueueStore.FetchedJob next = null;
+            if (b.nextToken() != null && fetched < reply.next().size()) {
+                next = reply.next().get(fetched++);
             }
-        } catch (RuntimeException e) {
-            for (Request b : batch) {
-                b.error = e;
-            }
-        } finally {
-            Thread me = Thread.currentThread();
-            for (Request b : batch) {
-                b.done = true;
-                if (b.slot != me) {
-                    LockSupport.unpark(b.slot);
-                }
-            }
+            out.add(reply.lockLost()[i] ? new QueueStore.Finish(true, 0, false, next)
+                    : new QueueStore.Finish(false, b.completion().job().attemptsMade() + 1, false, next));
         }
+        return out;
     }
 }

@@ -10,7 +10,9 @@
  *
  * <p>The worker's parts: {@code SlotPool} (free processing slots), {@code LockRenewal}, {@code Housekeeping}
  * (stalled check and retention trim), {@code Heartbeat}, {@code WorkerListeners} and {@code RunningJob} (one
- * execution as the processor sees it); {@code QueueStore} calls the scripts. The queue <em>fetches</em> a job
+ * execution as the processor sees it); {@code QueueStore} calls the scripts; {@code Completer} combines the
+ * slots' completions by flat combining ({@link com.teamdesk.tasks.queue.FlatCombiner}, which the task ledger
+ * uses for its claims and export completions too). The queue <em>fetches</em> a job
  * (and locks it); "claim" is the task ledger's word (R7), not the queue's.
  *
  * <p>The package knows nothing of the product that uses it: a job is an id plus an opaque string payload.

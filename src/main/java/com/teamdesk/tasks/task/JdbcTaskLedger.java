@@ -1,6 +1,6 @@
 package com.teamdesk.tasks.task;
 
-import com.teamdesk.tasks.platform.FlatCombiner;
+import com.teamdesk.tasks.queue.FlatCombiner;
 import com.teamdesk.tasks.platform.Jdbc;
 import com.teamdesk.tasks.platform.SchemaMigration;
 import com.teamdesk.tasks.team.KeysetCursor;

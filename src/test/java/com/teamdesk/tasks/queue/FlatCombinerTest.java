@@ -1,4 +1,4 @@
-package com.teamdesk.tasks.platform;
+package com.teamdesk.tasks.queue;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;

@@ -1,4 +1,4 @@
-package com.teamdesk.tasks.platform;
+package com.teamdesk.tasks.queue;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -14,8 +14,8 @@ import java.util.function.Function;
  * far (at most {@code maxBatch}) with one call of the batch function, hands each thread its own result
  * and wakes it, and on leaving wakes the first thread still queued to combine the next batch. A lone
  * request goes out at once (no timer, so latency does not grow); under load the requests that arrive
- * while a batch is in flight share the next one. The same scheme as the queue's completions
- * ({@code queue.Completer}).
+ * while a batch is in flight share the next one. Used by the worker's completions ({@code Completer}) and
+ * by the task ledger's claims and export completions.
  *
  * <p>The batch function runs on the combiner's thread, whichever that is: it must not depend on the
  * calling thread's context (e.g. a JTA transaction). If it throws, every request of that batch fails
@@ -74,10 +74,7 @@ public final class FlatCombiner<T, R> {
                 } finally {
                     combining.unlock();
                 }
-                Request<T, R> head = queued.peek();
-                if (head != null) {
-                    LockSupport.unpark(head.thread); // to combine the next batch
-                }
+                handOver();
             } else {
                 LockSupport.park(this); // woken by the combiner that sent mine, or to combine the next batch
             }
@@ -89,6 +86,26 @@ public final class FlatCombiner<T, R> {
             throw e;
         }
         return mine.result;
+    }
+
+    /**
+     * Wakes the first queued thread, to combine the next batch. Called by each combiner after it released
+     * the lock: a thread that queued while the lock was held found it taken and parked, and this wakes it
+     * (or the thread ahead of it, which then sends both).
+     */
+    public void handOver() {
+        Request<T, R> head = queued.peek();
+        if (head != null) {
+            LockSupport.unpark(head.thread);
+        }
+    }
+
+    /**
+     * @return the lock a combiner holds while it sends a batch; a test may hold it to make a batch form
+     *         (and then call {@link #handOver()}, as a combiner does after releasing it)
+     */
+    public ReentrantLock combiningLock() {
+        return combining;
     }
 
     /** @return requests waiting for a combiner to send them */
