@@ -25,13 +25,17 @@ import redis.clients.jedis.util.JedisURIHelper;
  * A warm-up of 1000 jobs first fills the completed set to its retention (1000), so the measured jobs pay
  * the retention-by-count trim as in steady state. Prints a Markdown table: commands per job for
  * "add" (one at a time), "process c=1" and "process c=16", and the rows "~µs <command>": the server's
- * own time per job in that command ({@code usec} of INFO commandstats; a script's row includes the
- * commands it ran).
+ * own time per job in that command ({@code usec} of INFO commandstats, wall time; a script's row includes
+ * the commands it ran), and "~µs server CPU (user+sys)": the server process's CPU per job (INFO cpu), the
+ * figure bench.P1Queue reports as "Redis CPU per processed job" (includes reading requests and writing
+ * replies; less moved by other processes than the wall-time rows, but still indicative).
  */
 public final class QueueCommandCount {
 
     /** Prefix of the rows that hold server time (INFO commandstats usec) rather than calls. */
     private static final String USEC = "~µs ";
+    /** Row of the server's CPU time (INFO cpu used_cpu_user + used_cpu_sys), as bench.P1Queue reports it. */
+    private static final String CPU = USEC + "server CPU (user+sys)";
 
     private QueueCommandCount() {
     }
@@ -112,6 +116,13 @@ public final class QueueCommandCount {
                 }
             }
         }
+        double cpuSeconds = 0;
+        for (String line : redis.info("cpu").split("\r?\n")) {
+            if (line.startsWith("used_cpu_user:") || line.startsWith("used_cpu_sys:")) {
+                cpuSeconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+            }
+        }
+        calls.put(CPU, Math.round(cpuSeconds * 1e6));
         return calls;
     }
 
@@ -120,7 +131,7 @@ public final class QueueCommandCount {
         for (Map.Entry<String, Long> e : after.entrySet()) {
             long delta = e.getValue() - before.getOrDefault(e.getKey(), 0L);
             if (e.getKey().equals("info")) {
-                delta -= 1; // our own INFO between the two readings
+                delta -= 2; // our own two INFOs between the two readings
             }
             if (delta > 0) {
                 out.put(e.getKey(), (double) delta / jobs);
