@@ -10,14 +10,12 @@
 -- KEYS[4] markerKey          ZSET "there may be work"
 -- ARGV[1] jobId              the caller's job id (no ':')
 -- ARGV[2] data               the payload
--- ARGV[3] maxAttempts        executions allowed, the first included (R4)
--- ARGV[4] backoffMs          base delay of the exponential retry backoff
--- ARGV[5] backoffJitter      1 = jitter, 0 = none
--- ARGV[6] delayMs            0 = waiting at once, else delayed by this many ms
--- ARGV[7] completedMaxAgeSec retention of the completed record (R5)
--- ARGV[8] completedMaxCount
--- ARGV[9] failedMaxAgeSec    retention of the failed record (R5)
--- ARGV[10] failedMaxCount
+-- ARGV[3] delayMs            0 = waiting at once, else delayed by this many ms
+-- ARGV[4] opts               the fixed options "maxAttempts:backoffMs:backoffJitter:completedMaxAgeSec:
+--                            completedMaxCount:failedMaxAgeSec:failedMaxCount" (see helpers.lua)
+-- ARGV[5] maxAttempts        also as fields of their own, for workers of the previous version during a
+-- ARGV[6] backoffMs          rolling upgrade (they read no opts; see docs/decisions.md)
+-- ARGV[7] backoffJitter
 --
 -- Reply: 1 added (waiting, or delayed when delayMs > 0), 0 duplicate (nothing changed).
 
@@ -29,14 +27,11 @@ local delayedKey = KEYS[3]
 local markerKey = KEYS[4]
 local jobId = ARGV[1]
 local data = ARGV[2]
-local maxAttempts = ARGV[3]
-local backoffMs = ARGV[4]
-local backoffJitter = ARGV[5]
-local delayMs = ARGV[6]
-local completedMaxAgeSec = ARGV[7]
-local completedMaxCount = ARGV[8]
-local failedMaxAgeSec = ARGV[9]
-local failedMaxCount = ARGV[10]
+local delayMs = ARGV[3]
+local opts = ARGV[4]
+local maxAttempts = ARGV[5]
+local backoffMs = ARGV[6]
+local backoffJitter = ARGV[7]
 
 if rcall('EXISTS', jobKey) == 1 then
   return 0
@@ -47,15 +42,14 @@ local state = 'waiting'
 if delay > 0 then
   state = 'delayed'
 end
-rcall('HSET', jobKey, 'data', data, 'state', state, 'maxAttempts', maxAttempts,
-  'backoffMs', backoffMs, 'backoffJitter', backoffJitter,
-  'completedMaxAgeSec', completedMaxAgeSec, 'completedMaxCount', completedMaxCount,
-  'failedMaxAgeSec', failedMaxAgeSec, 'failedMaxCount', failedMaxCount,
-  'attemptsMade', 0, 'attemptsStarted', 0, 'stalledCounter', 0, 'progress', 0, 'addedAt', now)
+-- the fields a fetch reads and writes first (a small hash is a listpack, searched from its start)
+rcall('HSET', jobKey, 'data', data, 'state', state, 'attemptsMade', '0', 'attemptsStarted', '0', 'opts', opts,
+  'progress', '0', 'stalledCounter', '0', 'addedAt', int(now),
+  'maxAttempts', maxAttempts, 'backoffMs', backoffMs, 'backoffJitter', backoffJitter)
 if delay > 0 then
-  rcall('ZADD', delayedKey, now + delay, jobId)
-  rcall('ZADD', markerKey, 0, '0') -- blocked workers recompute how long to wait
+  rcall('ZADD', delayedKey, int(now + delay), jobId)
+  rcall('ZADD', markerKey, '0', '0') -- blocked workers recompute how long to wait
 elseif rcall('RPUSH', waitKey, jobId) == 1 then
-  rcall('ZADD', markerKey, 0, '0')
+  rcall('ZADD', markerKey, '0', '0')
 end
 return 1

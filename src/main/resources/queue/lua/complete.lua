@@ -47,6 +47,7 @@ local n = tonumber(finishing)
 local m = tonumber(fetching)
 
 local now = nowMs()
+local nowText = int(now)
 local doomed = {}
 local statuses = {}
 local finished = {}
@@ -60,13 +61,13 @@ for i = 1, n do
   if releaseLockKeepActive(jobKey, ARGV[base + 2], doomed) then
     local progress = ARGV[base + 6]
     if progress == '' then
-      rcall('HSET', jobKey, 'state', 'completed', 'finishedAt', now, 'attemptsMade', ARGV[base + 3])
+      rcall('HSET', jobKey, 'state', 'completed', 'finishedAt', nowText, 'attemptsMade', ARGV[base + 3])
     else
-      rcall('HSET', jobKey, 'state', 'completed', 'finishedAt', now, 'attemptsMade', ARGV[base + 3],
+      rcall('HSET', jobKey, 'state', 'completed', 'finishedAt', nowText, 'attemptsMade', ARGV[base + 3],
         'progress', progress)
     end
     finished[#finished + 1] = id
-    scored[#scored + 1] = now
+    scored[#scored + 1] = nowText
     scored[#scored + 1] = id
     local keep = ARGV[base + 4] .. '|' .. ARGV[base + 5]
     if not retentions[keep] then

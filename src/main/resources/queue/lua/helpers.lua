@@ -11,6 +11,13 @@ local function nowMs()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
+-- An integer (a Lua number) as the decimal string Redis stores. redis.call formats every number argument
+-- with "%.17g" (Redis 7.0), which costs several times more than formatting it once here: a script that
+-- writes a number once per job (a timestamp, a counter) converts it with this instead (issue 16).
+local function int(n)
+  return string.format('%d', n)
+end
+
 -- Moves delayed jobs that are due (score <= now) to the end of the wait list, at most 1000 per call.
 local function promoteDueJobs(delayedKey, waitKey, jobPrefix, now)
   local due = rcall('ZRANGEBYSCORE', delayedKey, '-inf', now, 'LIMIT', 0, 1000)
@@ -23,18 +30,40 @@ local function promoteDueJobs(delayedKey, waitKey, jobPrefix, now)
   end
 end
 
+-- The job's fixed options live in one field, opts = "maxAttempts:backoffMs:backoffJitter:completedMaxAgeSec:
+-- completedMaxCount:failedMaxAgeSec:failedMaxCount" (a retention part is empty when the record has none),
+-- so that a fetch reads 4 fields instead of 10 and replies with one string (issue 16). Records written
+-- before opts existed hold these as fields of their own; legacyOpts builds the same string from them
+-- (docs/decisions.md, "job options in one field").
+local LEGACY_OPTION_FIELDS = {'maxAttempts', 'backoffMs', 'backoffJitter', 'completedMaxAgeSec',
+  'completedMaxCount', 'failedMaxAgeSec', 'failedMaxCount'}
+
+local function legacyOpts(jobKey)
+  local f = rcall('HMGET', jobKey, unpack(LEGACY_OPTION_FIELDS))
+  for i = 1, #LEGACY_OPTION_FIELDS do
+    f[i] = f[i] or ''
+  end
+  return table.concat(f, ':')
+end
+
+-- The failed retention (maxAgeSec, maxCount as strings, '' = none) of an opts string.
+local function failedRetention(opts)
+  return string.match(opts, '^[^:]*:[^:]*:[^:]*:[^:]*:[^:]*:([^:]*):([^:]*)$')
+end
+
 -- Promotes due jobs, then pops up to #tokens waiting jobs and locks the i-th for the execution holding
--- tokens[i]. Returns two values: the list of fetched jobs, each
---   {1, id, data, attemptsMade, attemptsStarted, maxAttempts, backoffMs, backoffJitter,
---    completedMaxAgeSec, completedMaxCount, failedMaxAgeSec, failedMaxCount},
--- and, when none was fetched, the ms until the next delayed job is due (>= 1, or -1 when none is delayed).
--- Per job one HMGET reads the whole record the worker needs (a popped id without a record is skipped) and
--- one HSET writes state, processedAt and attemptsStarted; the ids join active with one SADD. markerKey:
+-- tokens[i]. Returns two values: the list of fetched jobs, each {1, id, data, attemptsMade, attemptsStarted,
+-- opts} (opts: see above), and, when none was fetched, the ms until the next delayed job is due (>= 1, or -1
+-- when none is delayed).
+-- Per job one HMGET reads what the worker needs (a popped id without a record is skipped; a record without
+-- opts costs one more HMGET) and one HSET writes state, processedAt and attemptsStarted; the ids join
+-- active with one SADD. markerKey:
 -- when given (the fetch loop's moveToActive, which may have consumed the marker), the marker is set again
 -- while more jobs wait so that another blocked worker wakes up too; nil for the fetch-next of finishing
 -- slots, which never consume the marker (only BZPOPMIN does), so the marker they found is still there.
 local function fetchMany(waitKey, activeKey, delayedKey, markerKey, jobPrefix, tokens, lockMs, now)
   promoteDueJobs(delayedKey, waitKey, jobPrefix, now)
+  local nowText = int(now)
   local jobs = {}
   local ids = {}
   while #jobs < #tokens do
@@ -44,14 +73,13 @@ local function fetchMany(waitKey, activeKey, delayedKey, markerKey, jobPrefix, t
     end
     for _, id in ipairs(popped) do
       local jobKey = jobPrefix .. id
-      local f = rcall('HMGET', jobKey, 'data', 'attemptsMade', 'attemptsStarted', 'maxAttempts', 'backoffMs',
-        'backoffJitter', 'completedMaxAgeSec', 'completedMaxCount', 'failedMaxAgeSec', 'failedMaxCount')
+      local f = rcall('HMGET', jobKey, 'data', 'attemptsMade', 'attemptsStarted', 'opts')
       if f[1] then
         local started = (tonumber(f[3]) or 0) + 1
         rcall('SET', jobKey .. ':lock', tokens[#jobs + 1], 'PX', lockMs)
-        rcall('HSET', jobKey, 'state', 'active', 'processedAt', now, 'attemptsStarted', started)
+        rcall('HSET', jobKey, 'state', 'active', 'processedAt', nowText, 'attemptsStarted', int(started))
         ids[#ids + 1] = id
-        jobs[#jobs + 1] = {1, id, f[1], f[2], started, f[4], f[5], f[6], f[7], f[8], f[9], f[10]}
+        jobs[#jobs + 1] = {1, id, f[1], f[2], started, f[4] or legacyOpts(jobKey)}
       end
     end
   end
@@ -101,7 +129,9 @@ end
 
 -- Retention (R5): removes the records of setKey (scored by finish time) finished at least maxAgeSec
 -- ago, and those beyond the newest maxCount; at most limit of each. nil means no limit of that kind.
--- The count limit pops the oldest with one ZPOPMIN (ties go by member, as ZRANGE orders them). The
+-- The count limit reads the oldest with ZRANGE and removes them with ZREMRANGEBYRANK (ties go by member):
+-- one more command per call than ZPOPMIN, but ZPOPMIN replies with every popped score formatted as a
+-- double ("%.17g"), which cost more per trimmed record than the extra command per call (issue 16). The
 -- records are only doomed: the caller deletes them with deleteDoomed.
 local function trimFinished(setKey, jobPrefix, maxAgeSec, maxCount, now, limit, doomed)
   local removed = 0
@@ -112,11 +142,13 @@ local function trimFinished(setKey, jobPrefix, maxAgeSec, maxCount, now, limit, 
   if maxCount then
     local excess = rcall('ZCARD', setKey) - maxCount
     if excess > 0 then
-      local popped = rcall('ZPOPMIN', setKey, math.min(excess, limit))
-      for i = 1, #popped, 2 do
-        doomed[#doomed + 1] = jobPrefix .. popped[i]
+      local last = int(math.min(excess, limit) - 1)
+      local oldest = rcall('ZRANGE', setKey, '0', last)
+      rcall('ZREMRANGEBYRANK', setKey, '0', last)
+      for _, id in ipairs(oldest) do
+        doomed[#doomed + 1] = jobPrefix .. id
       end
-      removed = removed + #popped / 2
+      removed = removed + #oldest
     end
   end
   return removed

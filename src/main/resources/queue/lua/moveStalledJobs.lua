@@ -46,12 +46,13 @@ for _, id in ipairs(rcall('SMEMBERS', activeKey)) do
     rcall('SREM', activeKey, id)
     if rcall('EXISTS', jobKey) == 1 then
       local count = rcall('HINCRBY', jobKey, 'stalledCounter', 1)
-      local f = rcall('HMGET', jobKey, 'attemptsMade', 'failedMaxAgeSec', 'failedMaxCount')
+      local f = rcall('HMGET', jobKey, 'attemptsMade', 'opts')
       local attemptsMade = tonumber(f[1])
       if count > maxStalled then
         rcall('HSET', jobKey, 'state', 'failed', 'failedReason', failedReason, 'finishedAt', now, 'exhausted', 1)
-        addFinished(failedKey, metaKey, jobPrefix, id, 'failed', now, f[2] or '', f[3] or '',
-          f[2] ~= false, doomed)
+        local keepMaxAgeSec, keepMaxCount = failedRetention(f[2] or legacyOpts(jobKey))
+        addFinished(failedKey, metaKey, jobPrefix, id, 'failed', now, keepMaxAgeSec or '', keepMaxCount or '',
+          (keepMaxAgeSec or '') ~= '', doomed)
         stalled[#stalled + 1] = {id, 1, attemptsMade}
       else
         rcall('RPUSH', waitKey, id)

@@ -11,9 +11,8 @@
 -- ARGV[2] lockToken          token of the execution that will own the job
 -- ARGV[3] lockDurationMs     lock TTL
 --
--- Reply: {1, id, data, attemptsMade, attemptsStarted, maxAttempts, backoffMs, backoffJitter,
--- completedMaxAgeSec, completedMaxCount, failedMaxAgeSec, failedMaxCount}, or {0, ms until the next
--- delayed job is due} ({0, -1} when nothing is delayed). See fetchNext in helpers.lua.
+-- Reply: {1, id, data, attemptsMade, attemptsStarted, opts} (opts: the job's fixed options, see helpers.lua),
+-- or {0, ms until the next delayed job is due} ({0, -1} when nothing is delayed). See fetchNext in helpers.lua.
 
 --!include helpers.lua
 

@@ -136,11 +136,35 @@ final class QueueStore {
     private static List<String> addArgs(String jobId, String data, JobOptions o) {
         Objects.requireNonNull(data, "data");
         Objects.requireNonNull(o, "options");
-        return List.of(jobId, data, Integer.toString(o.attempts()),
-                Long.toString(o.backoff().baseDelayMs()), o.backoff().jitter() ? "1" : "0",
-                Long.toString(o.delayMs()),
-                Long.toString(o.removeOnComplete().maxAgeSeconds()), Integer.toString(o.removeOnComplete().maxCount()),
-                Long.toString(o.removeOnFail().maxAgeSeconds()), Integer.toString(o.removeOnFail().maxCount()));
+        return List.of(jobId, data, Long.toString(o.delayMs()), opts(o),
+                Integer.toString(o.attempts()), Long.toString(o.backoff().baseDelayMs()), o.backoff().jitter() ? "1" : "0");
+    }
+
+    /**
+     * The job's fixed options as its record's {@code opts} field (issue 16: a fetch reads and returns one field
+     * instead of seven): {@code maxAttempts:backoffMs:backoffJitter:completedMaxAgeSec:completedMaxCount:
+     * failedMaxAgeSec:failedMaxCount}, jitter {@code 1}/{@code 0}; see helpers.lua.
+     */
+    static String opts(JobOptions o) {
+        return o.attempts() + ":" + o.backoff().baseDelayMs() + ":" + (o.backoff().jitter() ? "1" : "0") + ":"
+                + o.removeOnComplete().maxAgeSeconds() + ":" + o.removeOnComplete().maxCount() + ":"
+                + o.removeOnFail().maxAgeSeconds() + ":" + o.removeOnFail().maxCount();
+    }
+
+    /**
+     * The parts of an {@code opts} string (see {@link #opts}); a record written before that field existed
+     * gets the same string built from its own fields by the fetch (helpers.lua, legacyOpts), with an empty
+     * part where a field is missing.
+     *
+     * @throws IllegalStateException when the string does not have seven parts
+     */
+    static String[] optsParts(String opts) {
+        String[] p = opts.split(":", -1);
+        if (p.length != 7) {
+            throw new IllegalStateException("job options not of the form maxAttempts:backoffMs:backoffJitter:"
+                    + "completedMaxAgeSec:completedMaxCount:failedMaxAgeSec:failedMaxCount: " + opts);
+        }
+        return p;
     }
 
     private static AddResult addResult(Object reply) {
@@ -418,7 +442,7 @@ final class QueueStore {
         }
         JobState state = JobState.valueOf(stateField.toUpperCase(Locale.ROOT));
         return Optional.of(new JobRecord(jobId, h.get("data"), state,
-                intField(h, "attemptsMade"), intField(h, "attemptsStarted"), intField(h, "maxAttempts"),
+                intField(h, "attemptsMade"), intField(h, "attemptsStarted"), maxAttempts(h),
                 intField(h, "stalledCounter"), intField(h, "progress"), h.get("failedReason"),
                 state == JobState.FAILED && "1".equals(h.get("exhausted")),
                 instant(h.get("addedAt")), instant(h.get("processedAt")), instant(h.get("finishedAt"))));
@@ -463,14 +487,16 @@ final class QueueStore {
         if (num(r.get(0)) != 1) {
             return new Fetch(null, num(r.get(1)));
         }
-        Backoff backoff = new Backoff(num(r.get(6)), "1".equals(str(r.get(7))));
+        String[] o = optsParts(str(r.get(5)));
+        Backoff backoff = new Backoff(Long.parseLong(o[1]), "1".equals(o[2]));
         return new Fetch(new FetchedJob(str(r.get(1)), str(r.get(2)), (int) num(r.get(3)), (int) num(r.get(4)),
-                (int) num(r.get(5)), backoff, retention(r.get(8), r.get(9)), retention(r.get(10), r.get(11)), token),
-                -1);
+                Integer.parseInt(o[0]), backoff, retention(o[3], o[4]), retention(o[5], o[6]), token), -1);
     }
 
-    private static Retention retention(Object maxAgeSec, Object maxCount) {
-        return maxAgeSec == null || maxCount == null ? null : new Retention(num(maxAgeSec), (int) num(maxCount));
+    /** @return the retention of two opts parts, null when the record has none (an empty part) */
+    private static Retention retention(String maxAgeSec, String maxCount) {
+        return maxAgeSec.isEmpty() || maxCount.isEmpty() ? null
+                : new Retention(Long.parseLong(maxAgeSec), Integer.parseInt(maxCount));
     }
 
     @SuppressWarnings("unchecked")
@@ -502,6 +528,12 @@ final class QueueStore {
             return new String(b, StandardCharsets.UTF_8);
         }
         return o.toString();
+    }
+
+    /** maxAttempts of a record: from opts, or from the field of its own in a record written before opts. */
+    private static int maxAttempts(Map<String, String> h) {
+        String opts = h.get("opts");
+        return opts == null ? intField(h, "maxAttempts") : Integer.parseInt(optsParts(opts)[0]);
     }
 
     private static int intField(Map<String, String> h, String field) {
