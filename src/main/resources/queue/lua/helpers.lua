@@ -76,7 +76,9 @@ local function fetchMany(waitKey, activeKey, delayedKey, markerKey, jobPrefix, t
       local f = rcall('HMGET', jobKey, 'data', 'attemptsMade', 'attemptsStarted', 'opts')
       if f[1] then
         local started = (tonumber(f[3]) or 0) + 1
-        rcall('SET', jobKey .. ':lock', tokens[#jobs + 1], 'PX', lockMs)
+        -- GET: the reply is the previous value (nil), not the status OK, which Redis hands to Lua as a
+        -- table {ok = 'OK'} built for every call (issue 16)
+        rcall('SET', jobKey .. ':lock', tokens[#jobs + 1], 'PX', lockMs, 'GET')
         rcall('HSET', jobKey, 'state', 'active', 'processedAt', nowText, 'attemptsStarted', int(started))
         ids[#ids + 1] = id
         jobs[#jobs + 1] = {1, id, f[1], f[2], started, f[4] or legacyOpts(jobKey)}
