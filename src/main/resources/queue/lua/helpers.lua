@@ -64,6 +64,7 @@ end
 local function fetchMany(waitKey, activeKey, delayedKey, markerKey, jobPrefix, tokens, lockMs, now)
   promoteDueJobs(delayedKey, waitKey, jobPrefix, now)
   local nowText = int(now)
+  local startedText = {} -- attemptsStarted as read -> the string one higher, formatted once per value
   local jobs = {}
   local ids = {}
   while #jobs < #tokens do
@@ -75,11 +76,15 @@ local function fetchMany(waitKey, activeKey, delayedKey, markerKey, jobPrefix, t
       local jobKey = jobPrefix .. id
       local f = rcall('HMGET', jobKey, 'data', 'attemptsMade', 'attemptsStarted', 'opts')
       if f[1] then
-        local started = (tonumber(f[3]) or 0) + 1
+        local started = startedText[f[3]]
+        if not started then
+          started = int((tonumber(f[3]) or 0) + 1)
+          startedText[f[3]] = started
+        end
         -- GET: the reply is the previous value (nil), not the status OK, which Redis hands to Lua as a
         -- table {ok = 'OK'} built for every call (issue 16)
         rcall('SET', jobKey .. ':lock', tokens[#jobs + 1], 'PX', lockMs, 'GET')
-        rcall('HSET', jobKey, 'state', 'active', 'processedAt', nowText, 'attemptsStarted', int(started))
+        rcall('HSET', jobKey, 'state', 'active', 'processedAt', nowText, 'attemptsStarted', started)
         ids[#ids + 1] = id
         jobs[#jobs + 1] = {1, id, f[1], f[2], started, f[4] or legacyOpts(jobKey)}
       end
