@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import javax.sql.DataSource;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * The task ledger on PostgreSQL through JDBC. Every state change is ONE conditional statement
@@ -287,7 +288,7 @@ public class JdbcTaskLedger {
         }
         ExportCompletion completion = new ExportCompletion(lease, lastSeq, lastChunk, lastLength, (int) size, sha256,
                 summary, expiresAt, now);
-        boolean completed = lastLength <= COMBINED_CHUNK_BYTES ? exportCompletions.submit(completion)
+        boolean completed = completionBatch > 1 && lastLength <= COMBINED_CHUNK_BYTES ? exportCompletions.submit(completion)
                 : completeExports(List.of(completion)).get(0);
         if (!completed) {
             throw new LeaseLost(lease, "result write");
@@ -299,6 +300,20 @@ public class JdbcTaskLedger {
 
     /** Most export completions combined into one statement. */
     static final int COMPLETION_BATCH = 16;
+
+    /** Whether export completions are combined: more than 1 = yes, up to {@link #COMPLETION_BATCH}. */
+    private int completionBatch = 1;
+
+    /**
+     * {@code teamdesk.export.completion-batch}: more than 1 combines the export completions of concurrent
+     * executions into one statement; default 1, each export completes with a statement of its own
+     * (measured faster: combining serialises the commits that PostgreSQL's group commit overlaps;
+     * docs/decisions.md "Combined claims and completions: measured, and off by default").
+     */
+    @Inject
+    void completionBatch(@ConfigProperty(name = "teamdesk.export.completion-batch", defaultValue = "1") int batch) {
+        this.completionBatch = batch;
+    }
 
     /** One export's final write, as {@link #completeExport} was asked for it. */
     record ExportCompletion(Lease lease, int lastSeq, byte[] lastChunk, int lastLength, int size, String sha256,

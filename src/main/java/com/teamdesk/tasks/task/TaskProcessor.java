@@ -61,9 +61,12 @@ public class TaskProcessor implements JobProcessor {
     @Inject
     TaskKinds kinds;
 
-    /** Most claims combined into one statement (issue 16); 1 claims each job with a statement of its own. */
+    /**
+     * Most claims combined into one statement (issue 16); 1, the default, claims each job with a statement
+     * of its own (measured faster: docs/decisions.md "Combined claims and completions").
+     */
     @Inject
-    @ConfigProperty(name = "teamdesk.task.claim-batch", defaultValue = "16")
+    @ConfigProperty(name = "teamdesk.task.claim-batch", defaultValue = "1")
     int claimBatch;
 
     private FlatCombiner<JdbcTaskLedger.ClaimRequest, Optional<JdbcTaskLedger.Claim>> claims;
