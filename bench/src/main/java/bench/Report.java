@@ -77,8 +77,16 @@ public final class Report {
                 .append("times, so above 1 always means we are ahead.\n\n")
                 .append(table()).append('\n');
         if (!verdicts.isEmpty()) {
-            md.append("Against the targets:\n\n");
-            verdicts.forEach(v -> md.append("- ").append(v).append('\n'));
+            md.append("Against the targets (issue 16 asks for each on two runs):\n\n");
+            List<String> before = previousVerdicts();
+            for (String v : verdicts) {
+                md.append("- ").append(v);
+                String figure = v.substring(0, v.indexOf(' '));
+                before.stream().filter(b -> b.startsWith(figure + " is BELOW") && v.startsWith(figure + " meets"))
+                        .findFirst().ifPresent(b -> md.append(" — in this run only; the run before: ")
+                                .append(b.substring(b.indexOf(':') + 2)));
+                md.append('\n');
+            }
             md.append('\n');
         }
         md.append("""
@@ -162,6 +170,16 @@ public final class Report {
     private static String rowKey(String figure) {
         String[] w = figure.split(" ");
         return w.length > 1 ? w[0] + " " + w[1] : figure;
+    }
+
+    /** The verdicts of the run before (the {@code .prev} results), or none. */
+    private List<String> previousVerdicts() throws IOException {
+        Report prev = new Report(results, ".prev");
+        if (prev.figures.isEmpty()) {
+            return List.of();
+        }
+        prev.details(new StringBuilder());
+        return prev.verdicts;
     }
 
     /** The ratio column of each row as the previous run of its figure gave it, with that run's load. */
