@@ -19,8 +19,13 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -145,7 +150,7 @@ public class JdbcTaskLedger {
             return List.of(claim(r.taskId(), r.run(), r.attemptsMade(), r.claimedBy(), r.now()));
         }
         List<Optional<Claim>> out = new ArrayList<>(requests.size());
-        java.util.Map<UUID, Integer> first = new java.util.HashMap<>();
+        Map<UUID, Integer> first = new HashMap<>();
         List<Integer> batch = new ArrayList<>();
         for (int i = 0; i < requests.size(); i++) {
             out.add(Optional.empty());
@@ -162,7 +167,7 @@ public class JdbcTaskLedger {
                 + " progress = 0, claimed_by = j.j_claimed_by, updated_at = j.j_now FROM j"
                 + " WHERE id = j.j_id AND run = j.j_run AND status IN ('WAITING', 'RUNNING') AND id IN (SELECT id FROM locked)"
                 + " RETURNING " + COLUMNS;
-        java.util.Map<UUID, BackgroundTask> rows = new java.util.HashMap<>();
+        Map<UUID, BackgroundTask> rows = new HashMap<>();
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
             int n = batch.size();
             Object[] ids = new Object[n];
@@ -381,7 +386,7 @@ public class JdbcTaskLedger {
                 + " stale AS (DELETE FROM task_result_chunk c USING done WHERE c.task_id = done.id"
                 + " AND c.execution_id <> done.result_execution_id)"
                 + " SELECT id, result_execution_id FROM done";
-        java.util.Set<List<UUID>> completed = new java.util.HashSet<>();
+        Set<List<UUID>> completed = new HashSet<>();
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
             int n = batch.size();
             Object[][] columns = new Object[10][n];
@@ -399,7 +404,7 @@ public class JdbcTaskLedger {
             }
             byte[][] chunks = new byte[n][];
             for (int k = 0; k < n; k++) {
-                chunks[k] = java.util.Arrays.copyOf(batch.get(k).lastChunk(), batch.get(k).lastLength());
+                chunks[k] = Arrays.copyOf(batch.get(k).lastChunk(), batch.get(k).lastLength());
             }
             String[] types = {"uuid", "integer", "uuid", "integer", "text", "text", "text", "text", "integer"};
             for (int col = 0; col < types.length; col++) {

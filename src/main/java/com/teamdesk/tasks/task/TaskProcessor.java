@@ -120,7 +120,9 @@ public class TaskProcessor implements JobProcessor {
 
     @PostConstruct
     void combineClaims() {
-        claims = new FlatCombiner<>(claimBatch, batch -> ledger.claimAll(batch));
+        if (claimBatch > 1) {
+            claims = new FlatCombiner<>(claimBatch, batch -> ledger.claimAll(batch));
+        }
     }
 
     /** R11/R12: classify, report under the lease, rethrow only when the report was allowed. */

@@ -125,20 +125,11 @@ public class JdbcTicketReader {
      *
      * @param columns the select list, over the alias {@code t} (ticket; no join: the export maps user ids
      *                to usernames itself, {@link #usernames}); without {@code ?}, which marks an argument
-     */
-    public String batchQuery(String columns, UUID teamId, UUID visibleTo, TicketFilter filter, Instant afterCreatedAt,
-            UUID afterId, int limit) {
-        return batchQuery(columns, teamId, visibleTo, filter, afterCreatedAt, afterId, limit, null);
-    }
-
-    /**
-     * As {@link #batchQuery(String, UUID, UUID, TicketFilter, Instant, UUID, int)}, and the batch has
-     * no row unless {@code holder} still holds its role in the team, checked by the same statement in
-     * the same snapshot as the rows (the export's permission re-check per batch, R13, without a round
-     * trip of its own). An empty batch is therefore either the end or a lost permission: the caller
-     * tells them apart with a check of its own after the last batch.
-     *
-     * @param holder the member whose role the rows depend on, or null for no such condition
+     * @param holder  when not null, the batch has no row unless this member still holds its role in the
+     *                team, checked by the same statement in the same snapshot as the rows (the export's
+     *                permission re-check per batch, R13, without a round trip of its own). An empty batch
+     *                is then either the end or a lost permission: the caller tells them apart with a
+     *                check of its own after the last batch.
      */
     public String batchQuery(String columns, UUID teamId, UUID visibleTo, TicketFilter filter, Instant afterCreatedAt,
             UUID afterId, int limit, RoleHolder holder) {

@@ -200,11 +200,9 @@ public class ExportRunner {
      */
     private Function<UUID, String> usernames(UUID teamId) {
         Map<UUID, String> members = new HashMap<>();
-        boolean[] loaded = {false};
         return id -> {
-            if (!loaded[0]) {
+            if (members.isEmpty()) { // not read yet: the first read holds at least this id (users are never deleted)
                 members.putAll(tickets.usernames(teamId, List.of(id)));
-                loaded[0] = true;
             }
             String name = members.get(id);
             return name != null ? name : tickets.usernames(null, List.of(id)).get(id);

@@ -211,7 +211,7 @@ class CopyCsvIdentityTest {
         UUID afterId = null;
         while (true) {
             CopyCsv.Batch b = csv.copy(shared, reader.batchQuery(CopyCsv.COLUMNS, team, visibleTo, f, after, afterId,
-                    batchSize), () -> { });
+                    batchSize, null), () -> { });
             if (b.rows() < batchSize) {
                 break;
             }
@@ -312,7 +312,7 @@ class CopyCsvIdentityTest {
         new CopyCsv(with, ZoneOffset.UTC, CopyCsvIdentityTest::username).copy(shared, reader.batchQuery(CopyCsv.COLUMNS, DEMO_TEAM, null, f, null, null,
                 100, new JdbcTicketReader.RoleHolder(ada, true)), () -> { });
         new CopyCsv(without, ZoneOffset.UTC, CopyCsvIdentityTest::username).copy(shared, reader.batchQuery(CopyCsv.COLUMNS, DEMO_TEAM, null, f, null,
-                null, 100), () -> { });
+                null, 100, null), () -> { });
         assertArrayEquals(without.toByteArray(), with.toByteArray());
     }
 
@@ -350,7 +350,7 @@ class CopyCsvIdentityTest {
         int[] rows = {0};
         IllegalStateException thrown = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
                 () -> csv.copy(shared, reader.batchQuery(CopyCsv.COLUMNS, DEMO_TEAM, null, filter(ZoneOffset.UTC), null,
-                        null, 3000), () -> {
+                        null, 3000, null), () -> {
                             if (++rows[0] == 3) {
                                 throw new IllegalStateException("lease lost");
                             }
