@@ -395,6 +395,31 @@ class RealWorkerIT {
     // ---- 4: transient retry ----------------------------------------------------------------------------
 
     /**
+     * R13 on the production worker: the creator of a TEAM export is demoted to customer while the worker is
+     * paused after its batch; the export's own check after the last batch (the one that also tells a batch
+     * emptied by the in-statement re-check from the end) makes it PERMISSION_LOST — a final failure, no
+     * retry, no CSV and no chunk left.
+     */
+    @Test
+    void demotionDuringTheExportFailsItOnTheWorkerWithNoResult() throws Exception {
+        createExport();
+        Gate afterBatch = gates.gate(PausePoint.EXPORT_AFTER_BATCH_READ, task, 1);
+
+        workers.start("A", WorkerRig.FAST, true, productionListener, events.listener("A"));
+        afterBatch.awaitArrival();
+        fx.setRole(team.id(), team.staff(), "CUSTOMER");
+        afterBatch.release();
+
+        Event failed = events.await(FAILED, jobId, 1);
+        assertTrue(failed.exhausted(), "a rejection is final (R11)");
+        BackgroundTask t = row();
+        assertEquals(TaskStatus.FAILED, t.status());
+        assertEquals(TaskRejected.Reason.PERMISSION_LOST.message(), t.lastError());
+        assertNull(t.resultDigest(), "no CSV");
+        assertEquals(0, fx.count("SELECT count(*) FROM task_result_chunk WHERE task_id = ?", task), "no chunk left");
+    }
+
+    /**
      * T3.4. The first read fails; the same worker retries after the shortened backoff; ledger attempts and
      * queue attemptsMade both end at 2, COMPLETED; the first {@code task.failed} line says exhausted=false.
      */
