@@ -208,10 +208,17 @@ public final class P4Latency {
      * sweep, so it costs what is left to do, not one look-up per id; when nothing is left, one exact check
      * over the ids decides. (Issue 16 wave 3: the former poll, every id's status every 20 ms, cost PostgreSQL
      * about 1 ms per engine task, as much as the claim, and took that CPU from the engine it measured.)
-     * Every bench database holds only this driver's tasks, so "nothing unfinished" is about these ids.
+     * Every bench database holds only this driver's tasks, so "nothing unfinished" is about these ids. Plain
+     * index scans only, on this session: the bench databases are never analyzed after loading (autovacuum is
+     * off on these machines), so the planner would scan the table, and a bitmap scan would visit the dead
+     * entries of finished runs on every poll, where an index scan marks them dead once.
      */
     static void awaitCompleted(Connection db, List<UUID> ids) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MS);
+        try (var st = db.createStatement()) {
+            st.execute("SET enable_seqscan = off");
+            st.execute("SET enable_bitmapscan = off");
+        }
         try (PreparedStatement left = db.prepareStatement("SELECT (SELECT count(*) FROM background_task"
                 + " WHERE status = 'RUNNING') + (SELECT count(*) FROM background_task WHERE status = 'WAITING'"
                 + " AND dispatched_at IS NULL) + (SELECT count(*) FROM background_task WHERE status = 'WAITING'"
