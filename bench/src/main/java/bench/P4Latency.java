@@ -211,14 +211,26 @@ public final class P4Latency {
      * Every bench database holds only this driver's tasks, so "nothing unfinished" is about these ids. Plain
      * index scans only, on this session: the bench databases are never analyzed after loading (autovacuum is
      * off on these machines), so the planner would scan the table, and a bitmap scan would visit the dead
-     * entries of finished runs on every poll, where an index scan marks them dead once.
+     * entries of finished runs on every poll, where an index scan marks them dead once. Reset on return: the
+     * engine's INSERT on this session took minutes with them.
      */
     static void awaitCompleted(Connection db, List<UUID> ids) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MS);
         try (var st = db.createStatement()) {
             st.execute("SET enable_seqscan = off");
             st.execute("SET enable_bitmapscan = off");
         }
+        try {
+            pollUntilCompleted(db, ids);
+        } finally {
+            try (var st = db.createStatement()) {
+                st.execute("RESET enable_seqscan");
+                st.execute("RESET enable_bitmapscan");
+            }
+        }
+    }
+
+    private static void pollUntilCompleted(Connection db, List<UUID> ids) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MS);
         try (PreparedStatement left = db.prepareStatement("SELECT (SELECT count(*) FROM background_task"
                 + " WHERE status = 'RUNNING') + (SELECT count(*) FROM background_task WHERE status = 'WAITING'"
                 + " AND dispatched_at IS NULL) + (SELECT count(*) FROM background_task WHERE status = 'WAITING'"
