@@ -22,9 +22,10 @@ import java.util.concurrent.Future;
  * one; the hand-off waits for the previous store first, so at most one store is in flight and the
  * heap holds two chunk buffers at most. The first buffer starts at {@value #FIRST_BUFFER_BYTES} bytes and
  * doubles up to the chunk size as the CSV grows, so a small export never allocates a whole chunk (issue 16:
- * a 2 MiB buffer per 0-row export, zeroed and, being larger than a G1 region, allocated in the old
- * generation, cost the engine about as much server CPU in garbage collection as its own work). A store's failure ({@code LeaseLost}, {@code RunTimedOut}, an
- * SQL error) is rethrown on the export's thread at the next hand-off or at {@link #finish()}.
+ * a 2 MiB buffer per 0-row export, zeroed and, larger than a G1 region, allocated in the old generation,
+ * cost ~0.8 ms of garbage collection per task in P2's engine run, against ~1.2 ms of worker CPU).
+ * A store's failure ({@code LeaseLost}, {@code RunTimedOut}, an SQL error) is rethrown on the export's
+ * thread at the next hand-off or at {@link #finish()}.
  *
  * <p>The last chunk is not stored on its own: {@link #complete} stores it with the export's
  * lease-checked completion, in the same statement ({@link JdbcTaskLedger#completeExport}), so an
