@@ -68,7 +68,8 @@ final class CopyCsv {
     private final byte[] uuidText = new byte[36];
     private final int[] start = new int[FIELDS];
     private final int[] length = new int[FIELDS];
-    private byte[] pending = new byte[64 * 1024];
+    /** COPY bytes not written yet; allocated when the first message comes (an export of no row gets none). */
+    private byte[] pending = new byte[0];
     private int pendingLength;
     private boolean headerRead;
     private boolean ended;
@@ -143,7 +144,7 @@ final class CopyCsv {
 
     private void append(byte[] message) {
         if (pendingLength + message.length > pending.length) {
-            pending = Arrays.copyOf(pending, Math.max(pending.length * 2, pendingLength + message.length));
+            pending = Arrays.copyOf(pending, Math.max(Math.max(pending.length * 2, 64 * 1024), pendingLength + message.length));
         }
         System.arraycopy(message, 0, pending, pendingLength, message.length);
         pendingLength += message.length;

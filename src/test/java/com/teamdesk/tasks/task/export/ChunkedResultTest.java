@@ -82,6 +82,48 @@ class ChunkedResultTest {
     }
 
     @Test
+    void aSmallCsvNeverAllocatesAWholeChunkAndAGrowingBufferKeepsEveryByte() throws Exception {
+        int chunk = 3 * ChunkedResult.FIRST_BUFFER_BYTES + 5; // not a multiple of the doubling steps
+        RecordingLedger small = new RecordingLedger();
+        byte[] header = "\uFEFFid,title\r\n".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        try (ChunkedResult out = new ChunkedResult(small, LEASE, Clock.fixed(NOW, ZoneOffset.UTC), chunk, stores)) {
+            out.write(header);
+            out.complete("0 tickets exported", NOW, NOW);
+        }
+        assertEquals(ChunkedResult.FIRST_BUFFER_BYTES, small.lastBufferLength,
+                "issue 16: a 0-row export's CSV lives in the first, small buffer, not in a chunk-sized one");
+        assertArrayEquals(header, small.stored());
+
+        for (int length : new int[] {ChunkedResult.FIRST_BUFFER_BYTES, ChunkedResult.FIRST_BUFFER_BYTES + 1, chunk,
+                chunk + 1, 2 * chunk + ChunkedResult.FIRST_BUFFER_BYTES * 2 + 7}) {
+            RecordingLedger recording = new RecordingLedger();
+            byte[] csv = new byte[length];
+            for (int i = 0; i < length; i++) {
+                csv[i] = (byte) (i * 31 + i / 251);
+            }
+            try (ChunkedResult out = new ChunkedResult(recording, LEASE, Clock.fixed(NOW, ZoneOffset.UTC), chunk, stores)) {
+                int i = 0;
+                while (i < length) { // single bytes and runs of 1000 crossing every growth and chunk boundary
+                    if (i % 3 == 0) {
+                        out.write(csv[i++]);
+                    } else {
+                        int n = Math.min(1000, length - i);
+                        out.write(csv, i, n);
+                        i += n;
+                    }
+                }
+                out.complete("s", NOW, NOW);
+            }
+            int chunks = (length + chunk - 1) / chunk;
+            assertEquals(chunks - 1, recording.chunks.size(), length + " bytes: chunks stored on their own");
+            recording.chunks.forEach(c -> assertEquals(chunk, c.bytes().length, length + " bytes: full chunks"));
+            assertEquals(List.of("complete seq=" + (chunks - 1) + " size=" + length + " sha=" + sha256(csv)),
+                    recording.completions);
+            assertArrayEquals(csv, recording.stored(), length + " bytes");
+        }
+    }
+
+    @Test
     void aLostLeaseAtCompletionIsThrownAndNothingIsLeftInFlight() throws Exception {
         RecordingLedger refusing = new RecordingLedger() {
             @Override
@@ -110,6 +152,7 @@ class ChunkedResultTest {
         final List<Chunk> chunks = java.util.Collections.synchronizedList(new ArrayList<>());
         final List<String> completions = new ArrayList<>();
         private byte[] last = new byte[0];
+        int lastBufferLength = -1;
 
         @Override
         public void writeResultChunk(Lease lease, int seq, byte[] bytes, int length, Instant now) {
@@ -120,6 +163,7 @@ class ChunkedResultTest {
         public void completeExport(Lease lease, int lastSeq, byte[] lastChunk, int lastLength, long size,
                 String sha256, String summary, Instant expiresAt, Instant now) {
             last = Arrays.copyOf(lastChunk, lastLength);
+            lastBufferLength = lastChunk.length;
             completions.add("complete seq=" + lastSeq + " size=" + size + " sha=" + sha256);
         }
 
