@@ -463,13 +463,14 @@ final class QueueStore {
      * The record of a job, with what a fetch no longer writes to it derived (issue 16, wave 4): ACTIVE while
      * the id is in the active set, {@code attemptsStarted} = attemptsMade + stalledCounter (+ 1 while active:
      * every started execution ends completed or failed, counted in attemptsMade, or stalled, counted in
-     * stalledCounter), {@code processedAt} of an active job from its lock value. A job fetched by an earlier
-     * version (state=active, processedAt in the record, a bare token as lock) reads the same.
+     * stalledCounter), {@code processedAt} of an active job from its lock value, {@code finishedAt} of a
+     * completed job from its score in the completed set. A job fetched or completed by an earlier version
+     * (state=active, processedAt and finishedAt in the record, a bare token as lock) reads the same.
      */
     Optional<JobRecord> getJob(String jobId) {
         Objects.requireNonNull(jobId, "jobId");
         List<Object> r = list(QueueScripts.GET_JOB.eval(redis,
-                List.of(keys.job(jobId), keys.lock(jobId), keys.active()), List.of(jobId)));
+                List.of(keys.job(jobId), keys.lock(jobId), keys.active(), keys.completed()), List.of(jobId)));
         if (r.isEmpty()) {
             return Optional.empty();
         }
@@ -491,11 +492,16 @@ final class QueueStore {
         if (lockedAt != null) {
             processedAt = instant(lockedAt);
         }
+        Instant finishedAt = instant(h.get("finishedAt"));
+        String completedScore = str(r.get(3));
+        if (finishedAt == null && state == JobState.COMPLETED && !completedScore.isEmpty()) {
+            finishedAt = Instant.ofEpochMilli((long) Double.parseDouble(completedScore));
+        }
         return Optional.of(new JobRecord(jobId, h.get("data"), state,
                 attemptsMade, attemptsMade + stalledCounter + (active ? 1 : 0), maxAttempts(h),
                 stalledCounter, intField(h, "progress"), h.get("failedReason"),
                 state == JobState.FAILED && "1".equals(h.get("exhausted")),
-                instant(h.get("addedAt")), processedAt, instant(h.get("finishedAt"))));
+                instant(h.get("addedAt")), processedAt, finishedAt));
     }
 
     /**
