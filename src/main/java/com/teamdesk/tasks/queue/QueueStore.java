@@ -4,6 +4,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -246,7 +248,7 @@ final class QueueStore {
     Completions completeMany(List<Completion> done, List<String> nextTokens, long lockMs) {
         // the completions grouped by their completed retention, in the order each retention first occurs: the
         // script gets each retention once per group (issue 16); sent[p] = the index in done of the p-th one sent
-        Map<Retention, List<Integer>> groups = new java.util.LinkedHashMap<>();
+        Map<Retention, List<Integer>> groups = new LinkedHashMap<>();
         List<Integer> noRetention = null;
         for (int i = 0; i < done.size(); i++) {
             Retention keep = done.get(i).job().removeOnComplete();
@@ -475,7 +477,7 @@ final class QueueStore {
             return Optional.empty();
         }
         List<Object> flat = list(r.get(0));
-        Map<String, String> h = new java.util.HashMap<>();
+        Map<String, String> h = new HashMap<>();
         for (int i = 0; i + 1 < flat.size(); i += 2) {
             h.put(str(flat.get(i)), str(flat.get(i + 1)));
         }

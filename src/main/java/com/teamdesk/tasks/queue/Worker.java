@@ -1,8 +1,8 @@
 package com.teamdesk.tasks.queue;
 
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Objects;
-import java.security.SecureRandom;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
