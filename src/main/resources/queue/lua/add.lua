@@ -42,9 +42,9 @@ local state = 'waiting'
 if delay > 0 then
   state = 'delayed'
 end
--- the fields a fetch reads and writes first (a small hash is a listpack, searched from its start)
-rcall('HSET', jobKey, 'data', data, 'state', state, 'attemptsMade', '0', 'attemptsStarted', '0', 'opts', opts,
-  'progress', '0', 'stalledCounter', '0', 'addedAt', int(now),
+-- the fields a fetch reads and a completion writes first (a small hash is a listpack, searched from its start)
+rcall('HSET', jobKey, 'data', data, 'state', state, 'attemptsMade', '0', 'stalledCounter', '0', 'opts', opts,
+  'progress', '0', 'attemptsStarted', '0', 'addedAt', int(now),
   'maxAttempts', maxAttempts, 'backoffMs', backoffMs, 'backoffJitter', backoffJitter)
 if delay > 0 then
   rcall('ZADD', delayedKey, int(now + delay), jobId)

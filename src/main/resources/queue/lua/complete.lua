@@ -1,5 +1,7 @@
 -- complete: completes a batch of jobs, each if its lock holds the execution's token (R6): deletes the
--- lock, moves the job from active to completed (state=completed, finishedAt=now, attemptsMade as given:
+-- lock, moves the job from active to completed (state=completed; the finish time is the job's score in the
+-- completed set, not written to the record (issue 16, wave 4); processedAt = the fetch time the lock value
+-- carries after '@' (fetchMany in helpers.lua); attemptsMade as given:
 -- the fetched value + 1, as in BullMQ 5+; the lock guarantees nobody changed it since the fetch; progress
 -- when given, so a final progress report costs no round trip of its own); applies each distinct completed
 -- retention of the batch (passed in, R5) to the whole completed set and, when asked, records one in meta;
@@ -18,16 +20,20 @@
 -- ARGV[3] recordRetention    1 = write ARGV[4], ARGV[5] to meta as the completed retention, 0 = do not
 -- ARGV[4] recordMaxAgeSec    ('' = no age limit)
 -- ARGV[5] recordMaxCount     ('' = no count limit)
--- ARGV[6] finishing          n, the number of finishing jobs
+-- ARGV[6] groups             g, the number of retention groups of finishing jobs (>= 1)
 -- ARGV[7] fetching           m, the number of jobs to fetch (0 = none)
--- ARGV[8..] jobsThenTokens   n groups of 6: jobId, lockToken, attemptsMade after this execution,
---                            keepMaxAgeSec ('' = no age limit), keepMaxCount ('' = no count limit),
---                            progress ('' = unchanged); then m lock tokens: the i-th fetched job is
---                            locked for the i-th token
+-- ARGV[8..] jobsThenTokens   g groups, each: keepMaxAgeSec ('' = no age limit), keepMaxCount ('' = no count
+--                            limit), k, then k jobs of 4 values: jobId, lock value (token@fetchTime, as
+--                            fetched), attemptsMade after this execution, progress ('' = unchanged); then m
+--                            lock tokens: the i-th fetched job is locked for the i-th token. The completed
+--                            retention of a group applies to the whole completed set once the group has
+--                            completed a job (issue 16: the retention is sent once per group, not per job).
 --
--- Reply: {statuses, fetched, nextDue}: statuses[i] = 1 completed, -1 lock lost (nothing changed);
--- fetched = the jobs fetched (see fetchMany in helpers.lua), at most m; nextDue = ms until the next
--- delayed job is due when none was fetched (-1 when none is delayed, or when jobs were fetched).
+-- Reply: {lost, fetched, nextDue, now}: lost = the positions (1-based, in the order sent) of the jobs whose
+-- lock was lost (nothing changed for them); fetched = the jobs fetched, five values each (see fetchMany in
+-- helpers.lua), at most m; nextDue = ms until the next delayed job is due when none was fetched (-1 when none
+-- is delayed, or when jobs were fetched); now = the fetch time (epoch ms) the fetched jobs' lock values carry
+-- after '@'.
 
 --!include helpers.lua
 
@@ -41,42 +47,55 @@ local lockDurationMs = ARGV[2]
 local recordRetention = ARGV[3]
 local recordMaxAgeSec = ARGV[4]
 local recordMaxCount = ARGV[5]
-local finishing = ARGV[6]
+local groups = ARGV[6]
 local fetching = ARGV[7]
-local n = tonumber(finishing)
+local g = tonumber(groups)
 local m = tonumber(fetching)
 
 local now = nowMs()
 local nowText = int(now)
 local doomed = {}
-local statuses = {}
+local lost = {}
 local finished = {}
 local scored = {}
-local retentions = {}
-local retentionOrder = {}
-for i = 1, n do
-  local base = 7 + (i - 1) * 6
-  local id = ARGV[base + 1]
-  local jobKey = jobPrefix .. id
-  if releaseLockKeepActive(jobKey, ARGV[base + 2], doomed) then
-    local progress = ARGV[base + 6]
-    if progress == '' then
-      rcall('HSET', jobKey, 'state', 'completed', 'finishedAt', nowText, 'attemptsMade', ARGV[base + 3])
+local trims = {}
+local argv = ARGV
+local base = 8 -- the next unread ARGV
+local position = 0
+for _ = 1, g do
+  local age, count, k = argv[base], argv[base + 1], tonumber(argv[base + 2])
+  base = base + 3
+  local completedBefore = #finished
+  for _ = 1, k do
+    position = position + 1
+    local id = argv[base]
+    local jobKey = jobPrefix .. id
+    local token = argv[base + 1]
+    if releaseLockKeepActive(jobKey, token, doomed) then
+      local made = argv[base + 2]
+      local progress = argv[base + 3]
+      local at = lockedAt(token)
+      if not at then -- a lock value without the fetch time (not written by fetchMany): processedAt stays as it is
+        if progress == '' then
+          rcall('HSET', jobKey, 'state', 'completed', 'attemptsMade', made)
+        else
+          rcall('HSET', jobKey, 'state', 'completed', 'attemptsMade', made, 'progress', progress)
+        end
+      elseif progress == '' then
+        rcall('HSET', jobKey, 'state', 'completed', 'attemptsMade', made, 'processedAt', at)
+      else
+        rcall('HSET', jobKey, 'state', 'completed', 'attemptsMade', made, 'processedAt', at, 'progress', progress)
+      end
+      finished[#finished + 1] = id
+      scored[#scored + 1] = nowText
+      scored[#scored + 1] = id
     else
-      rcall('HSET', jobKey, 'state', 'completed', 'finishedAt', nowText, 'attemptsMade', ARGV[base + 3],
-        'progress', progress)
+      lost[#lost + 1] = position
     end
-    finished[#finished + 1] = id
-    scored[#scored + 1] = nowText
-    scored[#scored + 1] = id
-    local keep = ARGV[base + 4] .. '|' .. ARGV[base + 5]
-    if not retentions[keep] then
-      retentions[keep] = {ARGV[base + 4], ARGV[base + 5]}
-      retentionOrder[#retentionOrder + 1] = keep
-    end
-    statuses[i] = 1
-  else
-    statuses[i] = -1
+    base = base + 4
+  end
+  if #finished > completedBefore then
+    trims[#trims + 1] = {age, count}
   end
 end
 if #finished > 0 then
@@ -85,18 +104,18 @@ if #finished > 0 then
   if recordRetention == '1' then
     rcall('HSET', metaKey, 'completedMaxAgeSec', recordMaxAgeSec, 'completedMaxCount', recordMaxCount)
   end
-  for _, keep in ipairs(retentionOrder) do
-    local r = retentions[keep]
-    trimFinished(completedKey, jobPrefix, tonumber(r[1]), tonumber(r[2]), now, 1000, doomed)
+  for _, keep in ipairs(trims) do
+    trimFinished(completedKey, jobPrefix, tonumber(keep[1]), tonumber(keep[2]), now, 1000, doomed)
   end
 end
 deleteDoomed(doomed) -- the locks and the trimmed records, one DEL
 if m == 0 then
-  return {statuses, {}, -1}
+  return {lost, {}, -1, nowText}
 end
 local tokens = {}
 for i = 1, m do
-  tokens[i] = ARGV[7 + n * 6 + i]
+  tokens[i] = argv[base + i - 1]
 end
-local fetched, nextDue = fetchMany(waitKey, activeKey, delayedKey, nil, jobPrefix, tokens, lockDurationMs, now)
-return {statuses, fetched, nextDue}
+local fetched, nextDue = fetchMany(waitKey, activeKey, delayedKey, nil, jobPrefix, tokens, lockDurationMs, now,
+  nowText)
+return {lost, fetched, nextDue, nowText}

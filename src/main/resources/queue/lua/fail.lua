@@ -1,5 +1,6 @@
 -- fail: if the job's lock holds lockToken, deletes the lock, takes the job out of active, counts a
--- failed execution (attemptsMade + 1) and records failedReason. If unrecoverable or attemptsMade >=
+-- failed execution (attemptsMade + 1) and records failedReason and processedAt (the fetch time the lock value
+-- carries after '@', fetchMany in helpers.lua). If unrecoverable or attemptsMade >=
 -- maxAttempts: state=failed, exhausted=1, finishedAt=now, added to failed with the job's failed
 -- retention (passed in) applied (R5). Otherwise (R4) back to delayed at now + retryDelayMs (or to the
 -- end of wait when the delay is 0), and the marker is set so that a blocked worker waits no longer than
@@ -15,7 +16,7 @@
 -- KEYS[6] metaKey            HASH of the retention used by the periodic trim
 -- ARGV[1] jobPrefix          job key prefix <p>:<q>:job:
 -- ARGV[2] jobId              the failing job
--- ARGV[3] lockToken          token of the failing execution
+-- ARGV[3] lockToken          lock value of the failing execution (token@fetchTime)
 -- ARGV[4] failedReason       message of the error (never a stack trace)
 -- ARGV[5] unrecoverable      1 = fail for good now, 0 = retry while attempts remain
 -- ARGV[6] retryDelayMs       backoff before the retry; 0 = back to wait at once
@@ -28,7 +29,7 @@
 -- ARGV[13] lockDurationMs    lock TTL of the next job
 --
 -- Reply: {-1} lock lost (nothing changed); {1, attemptsMade, exhausted (1/0)} and, when fetching,
--- a fourth element with the moveToActive reply.
+-- a fourth element with the moveToActive reply ({job, nextDue, now}).
 
 --!include helpers.lua
 
@@ -59,6 +60,10 @@ if not releaseLock(activeKey, jobKey, jobId, lockToken, doomed) then
 end
 local now = nowMs()
 local attemptsMade = rcall('HINCRBY', jobKey, 'attemptsMade', 1)
+local at = lockedAt(lockToken)
+if at then
+  rcall('HSET', jobKey, 'processedAt', at)
+end
 local exhausted = 0
 if unrecoverable == '1' or attemptsMade >= tonumber(maxAttempts) then
   exhausted = 1
@@ -79,7 +84,9 @@ else
 end
 deleteDoomed(doomed) -- the lock (and trimmed records), one DEL; before a fetch that may lock this job again
 if fetchNextJob == '1' then
-  return {1, attemptsMade, exhausted,
-    fetchNext(waitKey, activeKey, delayedKey, nil, jobPrefix, nextLockToken, lockDurationMs, now)}
+  local nowText = int(now)
+  local job, nextDue = fetchMany(waitKey, activeKey, delayedKey, nil, jobPrefix, {nextLockToken}, lockDurationMs,
+    now, nowText)
+  return {1, attemptsMade, exhausted, {job, nextDue, nowText}}
 end
 return {1, attemptsMade, exhausted}

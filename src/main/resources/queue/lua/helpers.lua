@@ -52,41 +52,43 @@ local function failedRetention(opts)
 end
 
 -- Promotes due jobs, then pops up to #tokens waiting jobs and locks the i-th for the execution holding
--- tokens[i]. Returns two values: the list of fetched jobs, each {1, id, data, attemptsMade, attemptsStarted,
--- opts} (opts: see above), and, when none was fetched, the ms until the next delayed job is due (>= 1, or -1
--- when none is delayed).
+-- tokens[i]. Returns two values: the fetched jobs as one flat list, five values per job: id, data,
+-- attemptsMade, stalledCounter, opts (opts: see above; the worker derives attemptsStarted = attemptsMade +
+-- stalledCounter + 1), and, when none was fetched, the ms until the next delayed job is due (>= 1, or -1 when
+-- none is delayed).
 -- Per job one HMGET reads what the worker needs (a popped id without a record is skipped; a record without
--- opts costs one more HMGET) and one HSET writes state, processedAt and attemptsStarted; the ids join
--- active with one SADD. markerKey:
+-- opts costs one more HMGET) and one SET writes the lock, whose value is the token followed by '@' and the
+-- fetch time (at, the caller's now as a string): the record itself is not written (issue 16, wave 4), so it
+-- keeps the state it had in wait; an active job is told by the active set, its start by its lock
+-- (docs/decisions.md, "no write to the record at fetch"). The ids join active with one SADD. markerKey:
 -- when given (the fetch loop's moveToActive, which may have consumed the marker), the marker is set again
 -- while more jobs wait so that another blocked worker wakes up too; nil for the fetch-next of finishing
 -- slots, which never consume the marker (only BZPOPMIN does), so the marker they found is still there.
-local function fetchMany(waitKey, activeKey, delayedKey, markerKey, jobPrefix, tokens, lockMs, now)
+local function fetchMany(waitKey, activeKey, delayedKey, markerKey, jobPrefix, tokens, lockMs, now, at)
   promoteDueJobs(delayedKey, waitKey, jobPrefix, now)
-  local nowText = int(now)
-  local startedText = {} -- attemptsStarted as read -> the string one higher, formatted once per value
+  local suffix = '@' .. at
   local jobs = {}
   local ids = {}
-  while #jobs < #tokens do
-    local popped = rcall('LPOP', waitKey, #tokens - #jobs)
+  while #ids < #tokens do
+    local popped = rcall('LPOP', waitKey, #tokens - #ids)
     if not popped then
       break
     end
     for _, id in ipairs(popped) do
       local jobKey = jobPrefix .. id
-      local f = rcall('HMGET', jobKey, 'data', 'attemptsMade', 'attemptsStarted', 'opts')
+      local f = rcall('HMGET', jobKey, 'data', 'attemptsMade', 'stalledCounter', 'opts')
       if f[1] then
-        local started = startedText[f[3]]
-        if not started then
-          started = int((tonumber(f[3]) or 0) + 1)
-          startedText[f[3]] = started
-        end
+        local n = #ids + 1
         -- GET: the reply is the previous value (nil), not the status OK, which Redis hands to Lua as a
         -- table {ok = 'OK'} built for every call (issue 16)
-        rcall('SET', jobKey .. ':lock', tokens[#jobs + 1], 'PX', lockMs, 'GET')
-        rcall('HSET', jobKey, 'state', 'active', 'processedAt', nowText, 'attemptsStarted', started)
-        ids[#ids + 1] = id
-        jobs[#jobs + 1] = {1, id, f[1], f[2], started, f[4] or legacyOpts(jobKey)}
+        rcall('SET', jobKey .. ':lock', tokens[n] .. suffix, 'PX', lockMs, 'GET')
+        ids[n] = id
+        local j = #jobs
+        jobs[j + 1] = id
+        jobs[j + 2] = f[1]
+        jobs[j + 3] = f[2]
+        jobs[j + 4] = f[3]
+        jobs[j + 5] = f[4] or legacyOpts(jobKey)
       end
     end
   end
@@ -104,13 +106,13 @@ local function fetchMany(waitKey, activeKey, delayedKey, markerKey, jobPrefix, t
   return jobs, -1
 end
 
--- fetchMany for one token: {1, id, ...} as above, or {0, ms until the next delayed job is due, or -1}.
-local function fetchNext(waitKey, activeKey, delayedKey, markerKey, jobPrefix, token, lockMs, now)
-  local jobs, nextDue = fetchMany(waitKey, activeKey, delayedKey, markerKey, jobPrefix, {token}, lockMs, now)
-  if #jobs > 0 then
-    return jobs[1]
+-- The fetch time a lock value written by fetchMany carries (token@at), as a string; nil for a lock value of
+-- an earlier version (a bare token), whose fetch wrote processedAt to the record itself.
+local function lockedAt(lockValue)
+  if string.byte(lockValue, -14) == 64 then -- '@' and 13 digits (epoch ms from 2001 to 2286): no pattern
+    return string.sub(lockValue, -13)
   end
-  return {0, nextDue}
+  return string.match(lockValue, '@(%d+)$')
 end
 
 -- Keys a script deletes are collected in a list ("doomed") and deleted with one DEL by deleteDoomed,

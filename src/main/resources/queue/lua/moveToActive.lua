@@ -1,6 +1,6 @@
 -- moveToActive: moves due delayed jobs (score <= now, at most 1000) to the end of wait, pops the first
 -- waiting id, adds it to active and locks it for the execution holding lockToken (R6):
--- SET <job>:lock lockToken PX lockDurationMs; attemptsStarted + 1, state=active, processedAt=now.
+-- SET <job>:lock lockToken@now PX lockDurationMs (the record is not written: see fetchMany in helpers.lua).
 -- Re-sets the marker when more jobs wait, so that another blocked worker wakes up too.
 --
 -- KEYS[1] waitKey            LIST of waiting ids
@@ -11,8 +11,9 @@
 -- ARGV[2] lockToken          token of the execution that will own the job
 -- ARGV[3] lockDurationMs     lock TTL
 --
--- Reply: {1, id, data, attemptsMade, attemptsStarted, opts} (opts: the job's fixed options, see helpers.lua),
--- or {0, ms until the next delayed job is due} ({0, -1} when nothing is delayed). See fetchNext in helpers.lua.
+-- Reply: {job, nextDue, now}: job = {} or {id, data, attemptsMade, stalledCounter, opts} (see fetchMany in
+-- helpers.lua); nextDue = ms until the next delayed job is due when none was fetched (-1 when nothing is
+-- delayed, or when a job was fetched); now = the fetch time (epoch ms) the lock value carries after '@'.
 
 --!include helpers.lua
 
@@ -24,4 +25,8 @@ local jobPrefix = ARGV[1]
 local lockToken = ARGV[2]
 local lockDurationMs = ARGV[3]
 
-return fetchNext(waitKey, activeKey, delayedKey, markerKey, jobPrefix, lockToken, lockDurationMs, nowMs())
+local now = nowMs()
+local at = int(now)
+local job, nextDue = fetchMany(waitKey, activeKey, delayedKey, markerKey, jobPrefix, {lockToken}, lockDurationMs,
+  now, at)
+return {job, nextDue, at}

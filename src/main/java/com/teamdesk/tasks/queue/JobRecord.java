@@ -10,7 +10,8 @@ import java.time.Instant;
  * @param state           the current state
  * @param attemptsMade    executions that finished so far, failed or completed (as BullMQ 5+); stalled
  *                        executions are not counted; a job completing on its third execution shows 3
- * @param attemptsStarted executions started so far, stalled ones included
+ * @param attemptsStarted executions started so far, stalled ones included (attemptsMade + stalledCounter, + 1
+ *                        while active)
  * @param maxAttempts     the job's {@link JobOptions#attempts()}
  * @param stalledCounter  how often the job was found stalled (R6)
  * @param progress        last reported progress, 0-100
@@ -18,7 +19,9 @@ import java.time.Instant;
  * @param exhausted       true only when {@code state == FAILED}: attempts used up, unrecoverable error, or
  *                        stalled more than allowed (R21)
  * @param addedAt         when the job was added (Redis server clock)
- * @param processedAt     when the latest execution started, or null if never
+ * @param processedAt     when the running execution started (while active), else when the latest execution
+ *                        that completed or failed started; null if none did (an execution that stalled is
+ *                        not recorded)
  * @param finishedAt      when the job completed or failed for good, or null if not finished
  */
 public record JobRecord(String id, String data, JobState state, int attemptsMade, int attemptsStarted,

@@ -32,6 +32,8 @@ final class QueueScripts {
     static final LuaScript TRIM_RETENTION = LuaScript.fromClasspath("trimRetention");
     /** Removes a job unless it is active with a live lock. */
     static final LuaScript REMOVE = LuaScript.fromClasspath("remove");
+    /** A job's record, whether it is active and its lock, one consistent read. */
+    static final LuaScript GET_JOB = LuaScript.fromClasspath("getJob");
     /** Number of jobs per state, one consistent snapshot. */
     static final LuaScript COUNTS = LuaScript.fromClasspath("counts");
     /** R22: publishes or deletes a worker's heartbeat. */

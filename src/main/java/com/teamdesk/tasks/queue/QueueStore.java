@@ -4,6 +4,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -60,7 +62,8 @@ final class QueueStore {
 
     /**
      * A job fetched for one execution, with what its outcome script needs so that it reads nothing back:
-     * the lock {@code token} every later transition checks, its attempts, backoff and retention.
+     * the lock value {@code token} every later transition checks (the worker's token, {@code '@'} and the
+     * fetch time, see {@link #lockValue}), its attempts, backoff and retention.
      * {@code removeOnComplete}/{@code removeOnFail} are null for a record that has none.
      */
     record FetchedJob(String id, String data, int attemptsMade, int attemptsStarted, int maxAttempts,
@@ -174,10 +177,10 @@ final class QueueStore {
     // ---- worker transitions ---------------------------------------------------------------------------
 
     Fetch moveToActive(String token, long lockMs) {
-        Object reply = QueueScripts.MOVE_TO_ACTIVE.eval(redis,
+        List<Object> r = list(QueueScripts.MOVE_TO_ACTIVE.eval(redis,
                 List.of(keys.waiting(), keys.active(), keys.delayed(), keys.marker()),
-                List.of(keys.jobPrefix(), token, Long.toString(lockMs)));
-        return fetch(list(reply), token);
+                List.of(keys.jobPrefix(), token, Long.toString(lockMs))));
+        return fetch(r, token);
     }
 
     /**
@@ -243,53 +246,80 @@ final class QueueStore {
      * @param nextTokens lock tokens for the jobs to fetch; empty to fetch none
      */
     Completions completeMany(List<Completion> done, List<String> nextTokens, long lockMs) {
+        // the completions grouped by their completed retention, in the order each retention first occurs: the
+        // script gets each retention once per group (issue 16); sent[p] = the index in done of the p-th one sent
+        Map<Retention, List<Integer>> groups = new LinkedHashMap<>();
+        List<Integer> noRetention = null;
+        for (int i = 0; i < done.size(); i++) {
+            Retention keep = done.get(i).job().removeOnComplete();
+            if (keep == null) {
+                if (noRetention == null) {
+                    noRetention = new ArrayList<>();
+                }
+                noRetention.add(i);
+            } else {
+                groups.computeIfAbsent(keep, k -> new ArrayList<>()).add(i);
+            }
+        }
+        Retention recorded = recordedOnComplete.get();
         Retention record = null;
-        List<String> args = new ArrayList<>(7 + done.size() * 6 + nextTokens.size());
+        for (Retention keep : groups.keySet()) {
+            if (!keep.equals(recorded)) {
+                record = keep;
+                break;
+            }
+        }
+        List<String> args = new ArrayList<>(7 + (groups.size() + 1) * 3 + done.size() * 4 + nextTokens.size());
         args.add(keys.jobPrefix());
         args.add(Long.toString(lockMs));
-        args.add("0");
-        args.add("");
-        args.add("");
-        args.add(Integer.toString(done.size()));
+        args.add(record == null ? "0" : "1");
+        args.add(maxAge(record));
+        args.add(maxCount(record));
+        args.add(Integer.toString(groups.size() + (noRetention == null ? 0 : 1)));
         args.add(Integer.toString(nextTokens.size()));
-        Retention recorded = recordedOnComplete.get();
-        for (Completion c : done) {
-            FetchedJob job = c.job();
-            Retention keep = job.removeOnComplete();
-            if (record == null && keep != null && !keep.equals(recorded)) {
-                record = keep;
-            }
-            args.add(job.id());
-            args.add(job.token());
-            args.add(Integer.toString(job.attemptsMade() + 1));
-            args.add(maxAge(keep));
-            args.add(maxCount(keep));
-            args.add(c.progress() < 0 ? "" : Integer.toString(c.progress()));
+        int[] sent = new int[done.size()];
+        int p = 0;
+        for (Map.Entry<Retention, List<Integer>> group : groups.entrySet()) {
+            p = addGroup(args, group.getKey(), group.getValue(), done, sent, p);
         }
-        if (record != null) {
-            args.set(2, "1");
-            args.set(3, maxAge(record));
-            args.set(4, maxCount(record));
+        if (noRetention != null) {
+            addGroup(args, null, noRetention, done, sent, p);
         }
         args.addAll(nextTokens);
         List<Object> r = list(QueueScripts.COMPLETE.eval(redis,
                 List.of(keys.waiting(), keys.active(), keys.delayed(), keys.completed(), keys.meta()), args));
-        List<Object> statuses = list(r.get(0));
         boolean[] lockLost = new boolean[done.size()];
-        boolean anyCompleted = false;
-        for (int i = 0; i < lockLost.length; i++) {
-            lockLost[i] = num(statuses.get(i)) < 0;
-            anyCompleted |= !lockLost[i];
+        for (Object position : list(r.get(0))) {
+            lockLost[sent[(int) num(position) - 1]] = true;
         }
-        if (record != null && anyCompleted) {
-            recordedOnComplete.set(record);
+        if (record != null) {
+            List<Integer> recordedGroup = groups.get(record);
+            for (int i : recordedGroup) {
+                if (!lockLost[i]) {
+                    recordedOnComplete.set(record);
+                    break;
+                }
+            }
         }
-        List<Object> fetched = list(r.get(1));
-        List<FetchedJob> next = new ArrayList<>(fetched.size());
-        for (int i = 0; i < fetched.size(); i++) {
-            next.add(fetch(list(fetched.get(i)), nextTokens.get(i)).job());
+        return new Completions(lockLost, fetchedJobs(list(r.get(1)), nextTokens, str(r.get(3))), num(r.get(2)));
+    }
+
+    /** Appends one retention group of complete.lua's ARGV; @return the next send position. */
+    private static int addGroup(List<String> args, Retention keep, List<Integer> members, List<Completion> done,
+                                int[] sent, int position) {
+        args.add(maxAge(keep));
+        args.add(maxCount(keep));
+        args.add(Integer.toString(members.size()));
+        int p = position;
+        for (int i : members) {
+            Completion c = done.get(i);
+            args.add(c.job().id());
+            args.add(c.job().token());
+            args.add(Integer.toString(c.job().attemptsMade() + 1));
+            args.add(c.progress() < 0 ? "" : Integer.toString(c.progress()));
+            sent[p++] = i;
         }
-        return new Completions(lockLost, next, num(r.get(2)));
+        return p;
     }
 
     /**
@@ -431,21 +461,74 @@ final class QueueStore {
         return live;
     }
 
+    /**
+     * The record of a job, with what a fetch no longer writes to it derived (issue 16, wave 4): ACTIVE while
+     * the id is in the active set, {@code attemptsStarted} = attemptsMade + stalledCounter (+ 1 while active:
+     * every started execution ends completed or failed, counted in attemptsMade, or stalled, counted in
+     * stalledCounter), {@code processedAt} of an active job from its lock value, {@code finishedAt} of a
+     * completed job from its score in the completed set. A job fetched or completed by an earlier version
+     * (state=active, processedAt and finishedAt in the record, a bare token as lock) reads the same.
+     */
     Optional<JobRecord> getJob(String jobId) {
-        Map<String, String> h = redis.hgetAll(keys.job(Objects.requireNonNull(jobId, "jobId")));
-        if (h == null || h.isEmpty()) {
+        Objects.requireNonNull(jobId, "jobId");
+        List<Object> r = list(QueueScripts.GET_JOB.eval(redis,
+                List.of(keys.job(jobId), keys.lock(jobId), keys.active(), keys.completed()), List.of(jobId)));
+        if (r.isEmpty()) {
             return Optional.empty();
         }
+        List<Object> flat = list(r.get(0));
+        Map<String, String> h = new HashMap<>();
+        for (int i = 0; i + 1 < flat.size(); i += 2) {
+            h.put(str(flat.get(i)), str(flat.get(i + 1)));
+        }
+        boolean active = num(r.get(1)) == 1;
         String stateField = h.get("state");
         if (stateField == null) {
             throw new IllegalStateException("job record " + keys.job(jobId) + " has no state: not written by this queue");
         }
-        JobState state = JobState.valueOf(stateField.toUpperCase(Locale.ROOT));
+        JobState state = active ? JobState.ACTIVE : JobState.valueOf(stateField.toUpperCase(Locale.ROOT));
+        int attemptsMade = intField(h, "attemptsMade");
+        int stalledCounter = intField(h, "stalledCounter");
+        Instant processedAt = instant(h.get("processedAt"));
+        String lockedAt = active ? lockedAt(str(r.get(2))) : null;
+        if (lockedAt != null) {
+            processedAt = instant(lockedAt);
+        }
+        Instant finishedAt = instant(h.get("finishedAt"));
+        String completedScore = str(r.get(3));
+        if (finishedAt == null && state == JobState.COMPLETED && !completedScore.isEmpty()) {
+            finishedAt = Instant.ofEpochMilli((long) Double.parseDouble(completedScore));
+        }
         return Optional.of(new JobRecord(jobId, h.get("data"), state,
-                intField(h, "attemptsMade"), intField(h, "attemptsStarted"), maxAttempts(h),
-                intField(h, "stalledCounter"), intField(h, "progress"), h.get("failedReason"),
+                attemptsMade, attemptsMade + stalledCounter + (active ? 1 : 0), maxAttempts(h),
+                stalledCounter, intField(h, "progress"), h.get("failedReason"),
                 state == JobState.FAILED && "1".equals(h.get("exhausted")),
-                instant(h.get("addedAt")), instant(h.get("processedAt")), instant(h.get("finishedAt"))));
+                instant(h.get("addedAt")), processedAt, finishedAt));
+    }
+
+    /**
+     * The lock value a fetch writes for {@code token} (issue 16, wave 4): {@code token@fetchTimeMs}, so that the
+     * record need not be written at fetch; the outcome scripts record the fetch time as processedAt.
+     */
+    static String lockValue(String token, String fetchedAtMs) {
+        return token + "@" + fetchedAtMs;
+    }
+
+    /** The fetch time (epoch ms, as a string) in a lock value written by a fetch of this version, else null. */
+    static String lockedAt(String lockValue) {
+        if (lockValue == null) {
+            return null;
+        }
+        int at = lockValue.lastIndexOf('@');
+        if (at < 0 || at == lockValue.length() - 1) {
+            return null;
+        }
+        for (int i = at + 1; i < lockValue.length(); i++) {
+            if (!Character.isDigit(lockValue.charAt(i))) {
+                return null;
+            }
+        }
+        return lockValue.substring(at + 1);
     }
 
     /** @return 1 removed, 0 no such job, -1 refused (active with a live lock) */
@@ -483,14 +566,34 @@ final class QueueStore {
 
     // ---- reply decoding -------------------------------------------------------------------------------
 
-    private Fetch fetch(List<Object> r, String token) {
-        if (num(r.get(0)) != 1) {
-            return new Fetch(null, num(r.get(1)));
+    /** A moveToActive reply {job, nextDue, now} (or fail's fourth element) for one token. */
+    private static Fetch fetch(List<Object> r, String token) {
+        List<FetchedJob> jobs = fetchedJobs(list(r.get(0)), List.of(token), str(r.get(2)));
+        return jobs.isEmpty() ? new Fetch(null, num(r.get(1))) : new Fetch(jobs.get(0), -1);
+    }
+
+    /**
+     * Fetched jobs as fetchMany (helpers.lua) returns them, five values each: id, data, attemptsMade,
+     * stalledCounter, opts; the i-th was locked for {@code tokens.get(i)} with the lock value
+     * {@link #lockValue}{@code (token, fetchedAtMs)}. attemptsStarted = attemptsMade + stalledCounter + 1 (this
+     * execution; see {@link #getJob}).
+     */
+    private static List<FetchedJob> fetchedJobs(List<Object> flat, List<String> tokens, String fetchedAtMs) {
+        List<FetchedJob> jobs = new ArrayList<>(flat.size() / 5);
+        for (int i = 0; i + 4 < flat.size(); i += 5) {
+            String[] o = optsParts(str(flat.get(i + 4)));
+            Backoff backoff = new Backoff(Long.parseLong(o[1]), "1".equals(o[2]));
+            int attemptsMade = intOrZero(flat.get(i + 2));
+            int attemptsStarted = attemptsMade + intOrZero(flat.get(i + 3)) + 1;
+            jobs.add(new FetchedJob(str(flat.get(i)), str(flat.get(i + 1)), attemptsMade, attemptsStarted,
+                    Integer.parseInt(o[0]), backoff, retention(o[3], o[4]), retention(o[5], o[6]),
+                    lockValue(tokens.get(jobs.size()), fetchedAtMs)));
         }
-        String[] o = optsParts(str(r.get(5)));
-        Backoff backoff = new Backoff(Long.parseLong(o[1]), "1".equals(o[2]));
-        return new Fetch(new FetchedJob(str(r.get(1)), str(r.get(2)), (int) num(r.get(3)), (int) num(r.get(4)),
-                Integer.parseInt(o[0]), backoff, retention(o[3], o[4]), retention(o[5], o[6]), token), -1);
+        return jobs;
+    }
+
+    private static int intOrZero(Object o) {
+        return o == null ? 0 : (int) num(o);
     }
 
     /** @return the retention of two opts parts, null when the record has none (an empty part) */

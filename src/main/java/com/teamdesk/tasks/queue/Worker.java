@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.queue;
 
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.UUID;
@@ -62,6 +63,11 @@ public final class Worker implements AutoCloseable {
     private final WorkerListeners listeners = new WorkerListeners(workerId);
     private final SlotPool slots;
     private final Completer completer;
+    /**
+     * The random part of this worker's lock tokens (63 bits, base 36): shorter than the worker id, so that a
+     * lock value (token, '@', fetch time) stays within the 44 bytes Redis stores in one allocation (issue 16).
+     */
+    private final String tokenPrefix = Long.toString(new SecureRandom().nextLong() & Long.MAX_VALUE, 36);
     private final AtomicLong tokenSequence = new AtomicLong();
     private final AtomicReference<Phase> phase = new AtomicReference<>(Phase.NEW);
     /** Released when close() begins: the fetch loop stops waiting for work. */
@@ -116,7 +122,7 @@ public final class Worker implements AutoCloseable {
         }
     }
 
-    /** @return this worker's random id, used in its heartbeat key and lock tokens */
+    /** @return this worker's random id, used in its heartbeat key */
     public String workerId() {
         return workerId;
     }
@@ -401,6 +407,6 @@ public final class Worker implements AutoCloseable {
     }
 
     private String newToken() {
-        return workerId + ":" + tokenSequence.incrementAndGet();
+        return tokenPrefix + ":" + Long.toString(tokenSequence.incrementAndGet(), 36);
     }
 }

@@ -58,9 +58,10 @@ class BatchedCompletionTest extends QueueFixture {
 
         assertEquals(2, reply.next().size(), "two jobs were waiting for three tokens");
         assertEquals(List.of("d", "e"), reply.next().stream().map(QueueStore.FetchedJob::id).toList());
-        assertEquals("n1", redis.get(queue.keys().lock("d")), "the i-th job is locked for the i-th token");
-        assertEquals("n2", redis.get(queue.keys().lock("e")));
-        assertEquals("n1", reply.next().get(0).token());
+        // the lock value is the token, '@' and the fetch time (issue 16, wave 4: the record is not written)
+        assertTrue(redis.get(queue.keys().lock("d")).startsWith("n1@"), "the i-th job is locked for the i-th token");
+        assertTrue(redis.get(queue.keys().lock("e")).startsWith("n2@"));
+        assertEquals(redis.get(queue.keys().lock("d")), reply.next().get(0).token(), "the execution holds the lock value");
         assertEquals(Set.of("b", "d", "e"), redis.smembers(queue.keys().active()));
         assertEquals(-1, reply.nextDueInMs());
     }
@@ -103,7 +104,7 @@ class BatchedCompletionTest extends QueueFixture {
             if (finish.next() != null) {
                 withNext++;
                 assertEquals("next", finish.next().id());
-                assertEquals("next-token", finish.next().token());
+                assertTrue(finish.next().token().startsWith("next-token@"), finish.next().token());
             }
         }
         assertEquals(1, withNext, "only the completion that asked for a next job got one");

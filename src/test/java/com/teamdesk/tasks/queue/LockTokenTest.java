@@ -73,7 +73,8 @@ class LockTokenTest extends QueueFixture {
         QueueStore.Fetch fetched = store.moveToActive("t2", 60_000);
         assertEquals("soon", fetched.job().id());
         assertEquals(1, fetched.job().attemptsStarted());
-        assertEquals("t2", redis.get(queue.keys().lock("soon")));
+        assertEquals(fetched.job().token(), redis.get(queue.keys().lock("soon")));
+        assertTrue(fetched.job().token().startsWith("t2@"), "the token, '@' and the fetch time");
         assertEquals(-1, store.moveToActive("t3", 60_000).nextDueInMs(), "nothing left");
     }
 

@@ -47,7 +47,7 @@ class LuaScriptTest {
     void scriptsThatIncludeTheHelpersCarryThemVerbatim() {
         String helpers = LuaScript.expand("helpers.lua");
         assertTrue(QueueScripts.FAIL.source().contains(helpers));
-        assertTrue(QueueScripts.MOVE_TO_ACTIVE.source().contains("local function fetchNext("));
+        assertTrue(QueueScripts.MOVE_TO_ACTIVE.source().contains("local function fetchMany("));
         assertFalse(QueueScripts.COUNTS.source().contains("local function"), "counts includes nothing");
     }
 
