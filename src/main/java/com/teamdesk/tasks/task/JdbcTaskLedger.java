@@ -293,7 +293,7 @@ public class JdbcTaskLedger {
         }
         ExportCompletion completion = new ExportCompletion(lease, lastSeq, lastChunk, lastLength, (int) size, sha256,
                 summary, expiresAt, now);
-        boolean completed = completionBatch > 1 && lastLength <= COMBINED_CHUNK_BYTES ? exportCompletions.submit(completion)
+        boolean completed = exportCompletions != null && lastLength <= COMBINED_CHUNK_BYTES ? exportCompletions.submit(completion)
                 : completeExports(List.of(completion)).get(0);
         if (!completed) {
             throw new LeaseLost(lease, "result write");
@@ -306,18 +306,16 @@ public class JdbcTaskLedger {
     /** Most export completions combined into one statement. */
     static final int COMPLETION_BATCH = 16;
 
-    /** Whether export completions are combined: more than 1 = yes, up to {@link #COMPLETION_BATCH}. */
-    private int completionBatch = 1;
-
     /**
-     * {@code teamdesk.export.completion-batch}: more than 1 combines the export completions of concurrent
-     * executions into one statement; default 1, each export completes with a statement of its own
-     * (measured faster: combining serialises the commits that PostgreSQL's group commit overlaps;
+     * {@code teamdesk.export.completion-batch}: more than 1 combines up to that many (at most
+     * {@link #COMPLETION_BATCH}) export completions of concurrent executions into one statement; default 1,
+     * each export completes with a statement of its own (measured faster: combining serialises the commits
+     * that PostgreSQL's group commit overlaps;
      * docs/decisions.md "Combined claims and completions: measured, and off by default").
      */
     @Inject
     void completionBatch(@ConfigProperty(name = "teamdesk.export.completion-batch", defaultValue = "1") int batch) {
-        this.completionBatch = batch;
+        exportCompletions = batch > 1 ? new FlatCombiner<>(Math.min(batch, COMPLETION_BATCH), this::completeExports) : null;
     }
 
     /** One export's final write, as {@link #completeExport} was asked for it. */
@@ -328,10 +326,9 @@ public class JdbcTaskLedger {
     /**
      * Export completions of concurrent executions combined into one statement and one commit (issue 16),
      * as the claims are: every completion still checked against its own lease. The worker's threads run
-     * no JTA transaction; a reminder's completion is never combined (R14).
+     * no JTA transaction; a reminder's completion is never combined (R14). Null while combining is off.
      */
-    private final FlatCombiner<ExportCompletion, Boolean> exportCompletions = new FlatCombiner<>(COMPLETION_BATCH,
-            this::completeExports);
+    private FlatCombiner<ExportCompletion, Boolean> exportCompletions;
 
     /**
      * {@link #completeExport} for several executions in ONE statement: each row completed under its own
