@@ -100,9 +100,20 @@ public class JdbcTaskLedger {
     }
 
     /**
+     * The condition that makes a claim's auto-commit transaction commit asynchronously
+     * ({@code synchronous_commit} off for that transaction only; docs/decisions.md "Claims commit
+     * asynchronously"). A claim is a lease, not a result: every write that depends on it is lease-checked
+     * and commits synchronously, and PostgreSQL flushes its WAL in order, so a durable write of an
+     * execution implies its durable claim; a claim lost in a database crash is a lost lease (R8), and
+     * its run is taken up again by reconciliation or stall recovery (R19, R20).
+     */
+    private static final String ASYNC_COMMIT = " AND set_config('synchronous_commit', 'off', true) IS NOT NULL";
+
+    /**
      * R7 claim: one conditional UPDATE on (id, run, status WAITING or RUNNING) that sets RUNNING, a
      * fresh fencing token, {@code attempts = attemptsMade + 1} and progress 0. It may replace the
-     * token of a RUNNING row: that is how a new execution takes over from a stalled one.
+     * token of a RUNNING row: that is how a new execution takes over from a stalled one. Commits on its
+     * own, asynchronously (see {@code ASYNC_COMMIT}); called where no JTA transaction is active.
      *
      * @param attemptsMade the queue's attemptsMade before this execution (R3)
      * @return the claimed row and its lease, whose deadline is {@code now} + the kind's run timeout
@@ -123,7 +134,7 @@ public class JdbcTaskLedger {
         UUID executionId = UUID.randomUUID();
         Optional<BackgroundTask> row = queryOne("UPDATE background_task SET status = 'RUNNING', execution_id = ?,"
                 + " attempts = ?, progress = 0, claimed_by = ?, updated_at = ?"
-                + " WHERE id = ? AND run = ? AND status IN ('WAITING', 'RUNNING') RETURNING " + COLUMNS,
+                + " WHERE id = ? AND run = ? AND status IN ('WAITING', 'RUNNING')" + ASYNC_COMMIT + " RETURNING " + COLUMNS,
                 executionId, attemptsMade + 1, claimedBy, now, taskId, run);
         return row.map(t -> claimed(t, executionId, attemptsMade, now));
     }
@@ -166,7 +177,7 @@ public class JdbcTaskLedger {
                 + " UPDATE background_task SET status = 'RUNNING', execution_id = j.j_execution_id, attempts = j.j_attempts,"
                 + " progress = 0, claimed_by = j.j_claimed_by, updated_at = j.j_now FROM j"
                 + " WHERE id = j.j_id AND run = j.j_run AND status IN ('WAITING', 'RUNNING') AND id IN (SELECT id FROM locked)"
-                + " RETURNING " + COLUMNS;
+                + ASYNC_COMMIT + " RETURNING " + COLUMNS;
         Map<UUID, BackgroundTask> rows = new HashMap<>();
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
             int n = batch.size();
