@@ -23,6 +23,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -162,6 +163,54 @@ class JdbcTaskLedgerTest {
         ledger.completeReminder(takeover.lease(), T0.plusSeconds(4));
         assertTrue(ledger.claim(id, 0, 2, T0.plusSeconds(5)).isEmpty(), "R12: a COMPLETED row is not claimed");
         assertEquals(TaskStatus.COMPLETED, ledger.find(id).orElseThrow().status());
+    }
+
+    /**
+     * Issue 16 (docs/decisions.md "Claims commit asynchronously"): a claim, single or combined, commits with
+     * {@code synchronous_commit} off, and only its own transaction does: the connection goes back to the pool
+     * with the setting on, so the lease-checked writes that follow on it (the completion) commit synchronously.
+     * A trigger of this test records the setting each claim's UPDATE ran with.
+     */
+    @Test
+    void aClaimCommitsAsynchronouslyAndOnlyItself() throws SQLException {
+        UUID a = insert(T0, T0);
+        UUID b = insert(T0, T0);
+        exec("CREATE TABLE claim_commit_seen (id uuid, setting text)");
+        exec("CREATE FUNCTION claim_commit_seen() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+                + " INSERT INTO claim_commit_seen VALUES (NEW.id, current_setting('synchronous_commit')); RETURN NEW; END $$");
+        exec("CREATE TRIGGER claim_commit_seen AFTER UPDATE ON background_task FOR EACH ROW EXECUTE FUNCTION claim_commit_seen()");
+        try (Connection c = sessions.getConnection()) {
+            ledger.dataSource = oneConnection(c);
+            JdbcTaskLedger.Claim single = ledger.claim(a, 0, 0, T0.plusSeconds(1)).orElseThrow();
+            assertEquals("on", setting(c), "the claim's setting ended with its transaction");
+            List<Optional<JdbcTaskLedger.Claim>> combined = ledger.claimAll(List.of(
+                    new JdbcTaskLedger.ClaimRequest(a, 0, 1, "w", T0.plusSeconds(2)),
+                    new JdbcTaskLedger.ClaimRequest(b, 0, 0, "w", T0.plusSeconds(2))));
+            assertTrue(combined.stream().allMatch(Optional::isPresent));
+            assertEquals("on", setting(c), "the combined claim's setting ended with its transaction");
+            assertNotEquals(single.lease(), combined.get(0).orElseThrow().lease(), "the combined claim took over");
+        } finally {
+            exec("DROP TRIGGER IF EXISTS claim_commit_seen ON background_task");
+            ledger.dataSource = sessions;
+        }
+        List<String> seen = new ArrayList<>();
+        try (Connection c = sessions.getConnection(); Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT setting FROM claim_commit_seen")) {
+            while (rs.next()) {
+                seen.add(rs.getString(1));
+            }
+        } finally {
+            exec("DROP TABLE claim_commit_seen");
+            exec("DROP FUNCTION claim_commit_seen()");
+        }
+        assertEquals(List.of("off", "off", "off"), seen, "one single and two combined claims, each asynchronous");
+    }
+
+    private static String setting(Connection c) throws SQLException {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SHOW synchronous_commit")) {
+            assertTrue(rs.next());
+            return rs.getString(1);
+        }
     }
 
     /**
