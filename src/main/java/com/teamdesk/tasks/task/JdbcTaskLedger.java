@@ -11,7 +11,9 @@ import jakarta.transaction.Transactional;
 import jakarta.transaction.Transactional.TxType;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -258,17 +260,18 @@ public class JdbcTaskLedger {
      * commit flushes the WAL up to and including every earlier chunk (docs/decisions.md).
      *
      * @param seq    0-based position of the chunk in the CSV
-     * @param bytes  the chunk's bytes are {@code bytes[0..length)}
+     * @param bytes  the chunk's bytes, exactly {@code length} of them, streamed into the statement (the
+     *               export keeps a chunk as segments, never as one array: issue 16)
      * @throws LeaseLost   when the lease no longer matches (nothing stored)
      * @throws RunTimedOut when {@code now} is past the lease's deadline (R26); nothing is written
      */
-    public void writeResultChunk(Lease lease, int seq, byte[] bytes, int length, Instant now) {
+    public void writeResultChunk(Lease lease, int seq, InputStream bytes, int length, Instant now) {
         checkDeadline(lease, "result chunk write", now);
         String sql = "INSERT INTO task_result_chunk (task_id, execution_id, seq, bytes) SELECT id, execution_id, ?, ?"
                 + " FROM background_task" + LEASE + " AND set_config('synchronous_commit', 'off', true) IS NOT NULL";
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setInt(1, seq);
-            ps.setBinaryStream(2, new ByteArrayInputStream(bytes, 0, length), length);
+            ps.setBinaryStream(2, bytes, length);
             Jdbc.bind(ps, 3, lease.taskId(), lease.run(), lease.executionId());
             checkLease(lease, "result chunk write", ps.executeUpdate());
         } catch (SQLException e) {
@@ -290,22 +293,33 @@ public class JdbcTaskLedger {
      * and commit ({@link #completeExports}), each still checked against its own lease.
      *
      * @param lastSeq    0-based position of the last chunk (the number of chunks stored before)
-     * @param lastChunk  the last chunk's bytes are {@code lastChunk[0..lastLength)}
+     * @param lastChunk  the last chunk's bytes, exactly {@code lastLength} of them, streamed into the statement
+     *                   (read into an array only when the completion is combined, at most 64 KiB)
      * @param size       bytes of the CSV (the sum of all chunks, the last included)
      * @param sha256     hex SHA-256 of the CSV
      * @throws LeaseLost   when the count is not 1 (nothing stored, nothing deleted)
      * @throws RunTimedOut when {@code now} is past the lease's deadline (R26); nothing is written
      */
-    public void completeExport(Lease lease, int lastSeq, byte[] lastChunk, int lastLength, long size, String sha256,
+    public void completeExport(Lease lease, int lastSeq, InputStream lastChunk, int lastLength, long size, String sha256,
             String summary, Instant expiresAt, Instant now) {
         checkDeadline(lease, "result write", now);
         if (size > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("a CSV of " + size + " bytes is larger than a result may be");
         }
-        ExportCompletion completion = new ExportCompletion(lease, lastSeq, lastChunk, lastLength, (int) size, sha256,
-                summary, expiresAt, now);
-        boolean completed = exportCompletions != null && lastLength <= COMBINED_CHUNK_BYTES ? exportCompletions.submit(completion)
-                : completeExports(List.of(completion)).get(0);
+        boolean completed;
+        if (exportCompletions != null && lastLength <= COMBINED_CHUNK_BYTES) {
+            byte[] last;
+            try {
+                last = lastChunk.readNBytes(lastLength);
+            } catch (IOException e) {
+                throw new UncheckedIOException("the last chunk could not be read", e);
+            }
+            completed = exportCompletions.submit(new ExportCompletion(lease, lastSeq, last, last.length, (int) size,
+                    sha256, summary, expiresAt, now));
+        } else {
+            completed = completeOne(new ExportCompletion(lease, lastSeq, null, lastLength, (int) size, sha256, summary,
+                    expiresAt, now), lastChunk);
+        }
         if (!completed) {
             throw new LeaseLost(lease, "result write");
         }
@@ -329,7 +343,7 @@ public class JdbcTaskLedger {
         exportCompletions = batch > 1 ? new FlatCombiner<>(Math.min(batch, COMPLETION_BATCH), this::completeExports) : null;
     }
 
-    /** One export's final write, as {@link #completeExport} was asked for it. */
+    /** One export's final write, as {@link #completeExport} was asked for it ({@code lastChunk} null: streamed). */
     record ExportCompletion(Lease lease, int lastSeq, byte[] lastChunk, int lastLength, int size, String sha256,
             String summary, Instant expiresAt, Instant now) {
     }
@@ -342,6 +356,40 @@ public class JdbcTaskLedger {
     private FlatCombiner<ExportCompletion, Boolean> exportCompletions;
 
     /**
+     * {@link #completeExport} of one execution in one statement, its last chunk streamed from {@code lastChunk}.
+     *
+     * @return true when it completed, false when its lease no longer held
+     */
+    private boolean completeOne(ExportCompletion e, InputStream lastChunk) {
+        Lease lease = e.lease();
+        String sql = "WITH done AS (UPDATE background_task SET result_execution_id = execution_id, result_size = ?,"
+                + " result_sha256 = ?, result_summary = ?, expires_at = ?, status = 'COMPLETED', progress = 100,"
+                + " execution_id = NULL, last_error = NULL, updated_at = ?" + LEASE
+                + " RETURNING id, result_execution_id),"
+                + " last AS (INSERT INTO task_result_chunk (task_id, execution_id, seq, bytes)"
+                + " SELECT id, result_execution_id, ?, ? FROM done),"
+                + " stale AS (DELETE FROM task_result_chunk WHERE task_id = ? AND execution_id <> ?"
+                + " AND EXISTS (SELECT 1 FROM done))"
+                + " SELECT count(*) FROM done";
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            Jdbc.bind(ps, 1, e.size(), e.sha256(), e.summary(), e.expiresAt(), e.now(), lease.taskId(), lease.run(),
+                    lease.executionId(), e.lastSeq());
+            ps.setBinaryStream(10, lastChunk, e.lastLength());
+            Jdbc.bind(ps, 11, lease.taskId(), lease.executionId());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                int n = rs.getInt(1);
+                if (n > 1) {
+                    throw new IllegalStateException("result write matched " + n + " rows for task " + lease.taskId());
+                }
+                return n == 1;
+            }
+        } catch (SQLException ex) {
+            throw new LedgerException("result write", ex);
+        }
+    }
+
+    /**
      * {@link #completeExport} for several executions in ONE statement: each row completed under its own
      * lease, its last chunk stored and its stale chunks deleted only when its UPDATE matched; rows are
      * locked in id order (as {@link #claimAll}), so such statements never deadlock.
@@ -351,32 +399,7 @@ public class JdbcTaskLedger {
     List<Boolean> completeExports(List<ExportCompletion> batch) {
         if (batch.size() == 1) {
             ExportCompletion e = batch.get(0);
-            Lease lease = e.lease();
-            String sql = "WITH done AS (UPDATE background_task SET result_execution_id = execution_id, result_size = ?,"
-                    + " result_sha256 = ?, result_summary = ?, expires_at = ?, status = 'COMPLETED', progress = 100,"
-                    + " execution_id = NULL, last_error = NULL, updated_at = ?" + LEASE
-                    + " RETURNING id, result_execution_id),"
-                    + " last AS (INSERT INTO task_result_chunk (task_id, execution_id, seq, bytes)"
-                    + " SELECT id, result_execution_id, ?, ? FROM done),"
-                    + " stale AS (DELETE FROM task_result_chunk WHERE task_id = ? AND execution_id <> ?"
-                    + " AND EXISTS (SELECT 1 FROM done))"
-                    + " SELECT count(*) FROM done";
-            try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-                Jdbc.bind(ps, 1, e.size(), e.sha256(), e.summary(), e.expiresAt(), e.now(), lease.taskId(), lease.run(),
-                        lease.executionId(), e.lastSeq());
-                ps.setBinaryStream(10, new ByteArrayInputStream(e.lastChunk(), 0, e.lastLength()), e.lastLength());
-                Jdbc.bind(ps, 11, lease.taskId(), lease.executionId());
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    int n = rs.getInt(1);
-                    if (n > 1) {
-                        throw new IllegalStateException("result write matched " + n + " rows for task " + lease.taskId());
-                    }
-                    return List.of(n == 1);
-                }
-            } catch (SQLException ex) {
-                throw new LedgerException("result write", ex);
-            }
+            return List.of(completeOne(e, new ByteArrayInputStream(e.lastChunk(), 0, e.lastLength())));
         }
         String sql = "WITH j AS (SELECT * FROM unnest(?::uuid[], ?::int[], ?::uuid[], ?::int[], ?::text[], ?::text[],"
                 + " ?::timestamptz[], ?::timestamptz[], ?::int[], ?::bytea[]) AS j(j_id, j_run, j_execution_id, j_size,"

@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.task;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -302,10 +303,10 @@ class JdbcTaskLedgerTest {
         assertThrows(LeaseLost.class, () -> ledger.writeProgress(stale, 50, T0.plusSeconds(2)));
         assertThrows(LeaseLost.class, () -> ledger.readUnderLease(stale));
         byte[] staleBytes = "stale\n".getBytes(StandardCharsets.UTF_8);
-        assertThrows(LeaseLost.class, () -> ledger.writeResultChunk(stale, 0, staleBytes, staleBytes.length,
+        assertThrows(LeaseLost.class, () -> ledger.writeResultChunk(stale, 0, in(staleBytes), staleBytes.length,
                 T0.plusSeconds(2)), "R8: a stale execution's chunk is refused");
         assertEquals(0, count("SELECT count(*) FROM task_result_chunk WHERE task_id = ?", id), "and not stored");
-        assertThrows(LeaseLost.class, () -> ledger.completeExport(stale, 0, staleBytes, staleBytes.length, 6,
+        assertThrows(LeaseLost.class, () -> ledger.completeExport(stale, 0, in(staleBytes), staleBytes.length, 6,
                 sha256("stale\n"), "s", T0, T0.plusSeconds(2)));
         assertEquals(0, count("SELECT count(*) FROM task_result_chunk WHERE task_id = ?", id),
                 "a refused completion stores no last chunk");
@@ -456,10 +457,10 @@ class JdbcTaskLedgerTest {
         UUID id = insert(T0, T0);
         Lease stale = ledger.claim(id, 0, 0, T0).orElseThrow().lease();
         byte[] old = "OLD,OLD\r\n".getBytes(StandardCharsets.UTF_8);
-        ledger.writeResultChunk(stale, 0, old, old.length, T0);
-        ledger.writeResultChunk(stale, 1, old, 3, T0);
+        ledger.writeResultChunk(stale, 0, in(old), old.length, T0);
+        ledger.writeResultChunk(stale, 1, in(old), 3, T0);
         Lease current = ledger.claim(id, 0, 1, T0.plusSeconds(1)).orElseThrow().lease();
-        assertThrows(LeaseLost.class, () -> ledger.writeResultChunk(stale, 2, old, old.length, T0.plusSeconds(2)));
+        assertThrows(LeaseLost.class, () -> ledger.writeResultChunk(stale, 2, in(old), old.length, T0.plusSeconds(2)));
         complete(current, "\uFEFFid,title\r\n1,\"a, b\"\r\n", "1 ticket exported", T0.plus(Duration.ofHours(24)),
                 T0.plusSeconds(3));
         assertEquals("\uFEFFid,title\r\n1,\"a, b\"\r\n", download(id), "the winner's chunks, in order");
@@ -469,10 +470,10 @@ class JdbcTaskLedgerTest {
 
         UUID died = insert(T0, T0);
         Lease gone = ledger.claim(died, 0, 0, T0).orElseThrow().lease();
-        ledger.writeResultChunk(gone, 0, old, old.length, T0);
+        ledger.writeResultChunk(gone, 0, in(old), old.length, T0);
         UUID running = insert(T0, T0);
         Lease alive = ledger.claim(running, 0, 0, T0).orElseThrow().lease();
-        ledger.writeResultChunk(alive, 0, old, old.length, T0);
+        ledger.writeResultChunk(alive, 0, in(old), old.length, T0);
         ledger.writeProgress(alive, 10, T0.plusSeconds(3));
         assertEquals(List.of(TaskJobId.of(died, 0)), ledger.recoverStalled(T0.plusSeconds(2), 10, T0.plusSeconds(5)));
         assertEquals(1, ledger.purgeOrphanChunks(100), "only the recovered execution's chunk");
@@ -495,6 +496,41 @@ class JdbcTaskLedgerTest {
     }
 
     /**
+     * Issue 16: the export hands a chunk over as a stream over its segments (never one array), with its
+     * exact length: chunks of 300 KiB made of 256 KiB segments whose boundary cuts a UTF-8 character, and a
+     * last chunk larger than a combined completion takes, are stored and served byte for byte.
+     */
+    @Test
+    void chunksStreamedFromSegmentsAreStoredByteForByte() throws Exception {
+        UUID id = insert(T0, T0);
+        Lease lease = ledger.claim(id, 0, 0, T0).orElseThrow().lease();
+        byte[] csv = "é中文🙂,\"x\"\r\n".repeat(30_000).getBytes(StandardCharsets.UTF_8); // 540 000 bytes, 2-4 per character
+        int chunk = 300 * 1024;
+        int segment = 256 * 1024;
+        assertTrue(new String(csv, 0, segment, StandardCharsets.UTF_8).endsWith("\uFFFD"),
+                "a segment boundary inside a character");
+        ledger.writeResultChunk(lease, 0, segments(csv, 0, chunk, segment), chunk, T0);
+        ledger.completeExport(lease, 1, segments(csv, chunk, csv.length, segment), csv.length - chunk, csv.length,
+                sha256(new String(csv, StandardCharsets.UTF_8)), "s", T0.plus(Duration.ofHours(24)), T0.plusSeconds(1));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ledger.writeResult(ledger.storedResult(id).orElseThrow(), out);
+        assertArrayEquals(csv, out.toByteArray());
+    }
+
+    /** {@code b[from..to)} as a stream of separate arrays of at most {@code segment} bytes. */
+    private static java.io.InputStream segments(byte[] b, int from, int to, int segment) {
+        List<java.io.InputStream> parts = new java.util.ArrayList<>();
+        for (int i = from; i < to; i += segment) {
+            parts.add(in(java.util.Arrays.copyOfRange(b, i, Math.min(to, i + segment))));
+        }
+        return new java.io.SequenceInputStream(java.util.Collections.enumeration(parts));
+    }
+
+    private static java.io.InputStream in(byte[] b) {
+        return new java.io.ByteArrayInputStream(b);
+    }
+
+    /**
      * Issue 16: an export of one chunk stores its whole result with its completion, one statement; a
      * completion whose lease was lost stores no chunk and deletes nothing, also when the takeover commits
      * while the completion waits for the row (PostgreSQL re-checks the lease on the new row version, and
@@ -505,7 +541,7 @@ class JdbcTaskLedgerTest {
         UUID id = insert(T0, T0);
         Lease lease = ledger.claim(id, 0, 0, T0).orElseThrow().lease();
         byte[] csv = "\uFEFFid,title\r\n".getBytes(StandardCharsets.UTF_8);
-        ledger.completeExport(lease, 0, csv, csv.length, csv.length, sha256("\uFEFFid,title\r\n"), "0 tickets exported",
+        ledger.completeExport(lease, 0, in(csv), csv.length, csv.length, sha256("\uFEFFid,title\r\n"), "0 tickets exported",
                 T0.plus(Duration.ofHours(24)), T0.plusSeconds(1));
         assertEquals("\uFEFFid,title\r\n", download(id));
         assertEquals(1, count("SELECT count(*) FROM task_result_chunk WHERE task_id = ? AND execution_id = ? AND seq = 0",
@@ -515,7 +551,7 @@ class JdbcTaskLedgerTest {
         UUID raced = insert(T0, T0);
         Lease loser = ledger.claim(raced, 0, 0, T0).orElseThrow().lease();
         byte[] old = "OLD\r\n".getBytes(StandardCharsets.UTF_8);
-        ledger.writeResultChunk(loser, 0, old, old.length, T0);
+        ledger.writeResultChunk(loser, 0, in(old), old.length, T0);
         UUID winner = UUID.randomUUID();
         try (Connection takeover = sessions.getConnection()) {
             takeover.setAutoCommit(false);
@@ -526,7 +562,7 @@ class JdbcTaskLedgerTest {
                 ps.setObject(2, raced);
                 assertEquals(1, ps.executeUpdate());
             }
-            var completion = java.util.concurrent.CompletableFuture.runAsync(() -> ledger.completeExport(loser, 1, csv,
+            var completion = java.util.concurrent.CompletableFuture.runAsync(() -> ledger.completeExport(loser, 1, in(csv),
                     csv.length, old.length + csv.length, sha256("OLD\r\n\uFEFFid,title\r\n"), "s",
                     T0.plus(Duration.ofHours(24)), T0.plusSeconds(2)));
             awaitBlockedOnALock(completion, "WITH done AS%");
@@ -555,7 +591,7 @@ class JdbcTaskLedgerTest {
         UUID c = insert(T0, T0);
         Lease staleB = ledger.claim(b, 0, 0, T0).orElseThrow().lease();
         byte[] old = "OLD\r\n".getBytes(StandardCharsets.UTF_8);
-        ledger.writeResultChunk(staleB, 0, old, old.length, T0);
+        ledger.writeResultChunk(staleB, 0, in(old), old.length, T0);
         Lease la = ledger.claim(a, 0, 0, T0).orElseThrow().lease();
         Lease lb = ledger.claim(b, 0, 1, T0).orElseThrow().lease();
         Lease lost = ledger.claim(c, 0, 0, T0).orElseThrow().lease();
@@ -564,7 +600,7 @@ class JdbcTaskLedgerTest {
         byte[] csvA = "A\r\n".getBytes(StandardCharsets.UTF_8);
         byte[] head = "B1".getBytes(StandardCharsets.UTF_8);
         byte[] tail = "B2\r\n".getBytes(StandardCharsets.UTF_8);
-        ledger.writeResultChunk(lb, 0, head, head.length, T0);
+        ledger.writeResultChunk(lb, 0, in(head), head.length, T0);
         Instant now = T0.plusSeconds(9);
         Instant expires = now.plus(Duration.ofHours(24));
         List<Boolean> done = ledger.completeExports(List.of(
@@ -628,10 +664,10 @@ class JdbcTaskLedgerTest {
         byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
         int last = Math.max(0, (bytes.length - 1) / 2);
         for (int seq = 0; seq < last; seq++) {
-            ledger.writeResultChunk(lease, seq, java.util.Arrays.copyOfRange(bytes, seq * 2, seq * 2 + 2), 2, now);
+            ledger.writeResultChunk(lease, seq, in(java.util.Arrays.copyOfRange(bytes, seq * 2, seq * 2 + 2)), 2, now);
         }
         byte[] tail = java.util.Arrays.copyOfRange(bytes, last * 2, bytes.length);
-        ledger.completeExport(lease, last, tail, tail.length, bytes.length, sha256(text), summary, expiresAt, now);
+        ledger.completeExport(lease, last, in(tail), tail.length, bytes.length, sha256(text), summary, expiresAt, now);
     }
 
     private String download(UUID id) throws IOException {

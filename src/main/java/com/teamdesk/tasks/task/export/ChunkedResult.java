@@ -2,15 +2,21 @@ package com.teamdesk.tasks.task.export;
 
 import com.teamdesk.tasks.task.JdbcTaskLedger;
 import com.teamdesk.tasks.task.Lease;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
+import java.io.SequenceInputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.Arrays;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
@@ -20,10 +26,16 @@ import java.util.concurrent.Future;
  * and hashes (SHA-256) and stores each under the lease ({@link JdbcTaskLedger#writeResultChunk}).
  * With an executor, a full chunk is stored on one of its threads while the export fills the next
  * one; the hand-off waits for the previous store first, so at most one store is in flight and the
- * heap holds two chunk buffers at most. The first buffer starts at {@value #FIRST_BUFFER_BYTES} bytes and
- * doubles up to the chunk size as the CSV grows, so a small export never allocates a whole chunk (issue 16:
- * a 2 MiB buffer per 0-row export, zeroed and, larger than a G1 region, allocated in the old generation,
- * cost ~0.8 ms of garbage collection per task in P2's engine run, against ~1.2 ms of worker CPU).
+ * heap holds two chunks at most.
+ *
+ * <p>A chunk is never one array: it is a list of segments of at most {@value #SEGMENT_BYTES} bytes, hashed
+ * one after the other and streamed into the chunk's statement with its exact length, so no array reaches
+ * G1's humongous size (half a region: 512 KiB at {@code -Xmx512m}; 2 MiB chunk buffers cost ~25 ms of
+ * humongous-allocation pauses per 50k export, issue 16). The segments of a stored chunk are reused for
+ * the next ones. The first segment starts at {@value #FIRST_BUFFER_BYTES} bytes and doubles up to the
+ * segment size as the CSV grows, so a small export never allocates a whole segment (issue 16: a 2 MiB
+ * buffer per 0-row export, zeroed and allocated in the old generation, cost ~0.8 ms of garbage collection
+ * per task in P2's engine run, against ~1.2 ms of worker CPU).
  * A store's failure ({@code LeaseLost}, {@code RunTimedOut}, an SQL error) is rethrown on the export's
  * thread at the next hand-off or at {@link #finish()}.
  *
@@ -40,8 +52,30 @@ final class ChunkedResult extends OutputStream {
     record Stored(long size, String sha256, int chunks) {
     }
 
-    /** Size of the first buffer when the chunk size is larger: enough for a header and a few rows. */
+    /** Size of the first buffer when the segment size is larger: enough for a header and a few rows. */
     static final int FIRST_BUFFER_BYTES = 8 * 1024;
+
+    /** Largest array of a chunk: a quarter of a 1 MiB G1 region, well below the humongous half. */
+    static final int SEGMENT_BYTES = 256 * 1024;
+
+    /** One chunk's bytes: full segments, then the first {@code lastLength} bytes of the last one. */
+    private record Chunk(List<byte[]> segments, int segmentBytes, int lastLength, int length) {
+        /** Feeds the bytes to {@code sha} in order. */
+        void hashInto(MessageDigest sha) {
+            for (int i = 0; i < segments.size(); i++) {
+                sha.update(segments.get(i), 0, i < segments.size() - 1 ? segmentBytes : lastLength);
+            }
+        }
+
+        /** @return the bytes as one stream, exactly {@link #length} of them */
+        InputStream stream() {
+            List<InputStream> parts = new ArrayList<>(segments.size());
+            for (int i = 0; i < segments.size(); i++) {
+                parts.add(new ByteArrayInputStream(segments.get(i), 0, i < segments.size() - 1 ? segmentBytes : lastLength));
+            }
+            return new SequenceInputStream(Collections.enumeration(parts));
+        }
+    }
 
     private final JdbcTaskLedger ledger;
     private final Lease lease;
@@ -49,9 +83,16 @@ final class ChunkedResult extends OutputStream {
     private final ExecutorService executor;
     private final MessageDigest sha;
     private final int chunkBytes;
+    private final int segmentBytes;
+    /** The chunk being filled: its full segments (each {@link #segmentBytes}), then {@link #filling}. */
+    private final List<byte[]> full = new ArrayList<>();
     private byte[] filling;
-    private byte[] spare;
     private int length;
+    /** Segments of stored chunks, for the next ones. */
+    private final ArrayDeque<byte[]> free = new ArrayDeque<>();
+    /** The chunk whose store is in flight; its segments are free once the store is done. */
+    private Chunk inFlight;
+    private int largestArray;
     private int seq;
     private long size;
     private Future<?> storing;
@@ -62,12 +103,18 @@ final class ChunkedResult extends OutputStream {
      * @param executor   where chunks are stored, or null to store them on the calling thread
      */
     ChunkedResult(JdbcTaskLedger ledger, Lease lease, Clock clock, int chunkBytes, ExecutorService executor) {
+        this(ledger, lease, clock, chunkBytes, SEGMENT_BYTES, executor);
+    }
+
+    /** {@link #ChunkedResult(JdbcTaskLedger, Lease, Clock, int, ExecutorService)} with segments of {@code segmentBytes} (tests). */
+    ChunkedResult(JdbcTaskLedger ledger, Lease lease, Clock clock, int chunkBytes, int segmentBytes, ExecutorService executor) {
         this.ledger = ledger;
         this.lease = lease;
         this.clock = clock;
         this.executor = executor;
         this.chunkBytes = Math.max(1, chunkBytes);
-        this.filling = new byte[Math.min(this.chunkBytes, FIRST_BUFFER_BYTES)];
+        this.segmentBytes = Math.max(1, Math.min(this.chunkBytes, segmentBytes));
+        this.filling = allocate(Math.min(this.segmentBytes, FIRST_BUFFER_BYTES));
         try {
             this.sha = MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
@@ -85,7 +132,7 @@ final class ChunkedResult extends OutputStream {
     public void write(byte[] b, int off, int len) throws IOException {
         while (len > 0) {
             makeRoom();
-            int n = Math.min(len, filling.length - length);
+            int n = Math.min(len, room());
             System.arraycopy(b, off, filling, length, n);
             length += n;
             off += n;
@@ -103,10 +150,11 @@ final class ChunkedResult extends OutputStream {
     Stored finish() throws IOException {
         if (stored == null) {
             awaitStoring();
-            // The buffer holds at least one byte unless nothing was written at all: a full chunk is handed
+            // The chunk holds at least one byte unless nothing was written at all: a full chunk is handed
             // off only when a further byte comes. An empty CSV is stored as one empty chunk.
-            sha.update(filling, 0, length);
-            size += length;
+            Chunk last = current();
+            last.hashInto(sha);
+            size += last.length();
             stored = new Stored(size, HexFormat.of().formatHex(sha.digest()), seq + 1);
         }
         return stored;
@@ -125,7 +173,13 @@ final class ChunkedResult extends OutputStream {
      */
     void complete(String summary, Instant expiresAt, Instant now) throws IOException {
         Stored s = finish();
-        ledger.completeExport(lease, seq, filling, length, s.size(), s.sha256(), summary, expiresAt, now);
+        Chunk last = current();
+        ledger.completeExport(lease, seq, last.stream(), last.length(), s.size(), s.sha256(), summary, expiresAt, now);
+    }
+
+    /** @return the largest array this result has allocated, in bytes (at most the segment size) */
+    int largestArray() {
+        return largestArray;
     }
 
     /** {@link #awaitStoreAndDrop()}: leaving the export's try-with-resources. */
@@ -151,41 +205,85 @@ final class ChunkedResult extends OutputStream {
             }
         }
         filling = null;
-        spare = null;
+        full.clear();
+        free.clear();
+        inFlight = null;
     }
 
-    /** Makes room for at least one byte: a full buffer grows (doubling) up to the chunk size, a full chunk is handed off. */
+    /** @return the chunk being filled, as it is now */
+    private Chunk current() {
+        List<byte[]> segments = new ArrayList<>(full);
+        segments.add(filling);
+        return new Chunk(segments, segmentBytes, length, full.size() * segmentBytes + length);
+    }
+
+    /** @return how many bytes fit into {@link #filling} before it is full or the chunk is */
+    private int room() {
+        return Math.min(filling.length, chunkBytes - full.size() * segmentBytes) - length;
+    }
+
+    /**
+     * Makes room for at least one byte: a full chunk is handed off; a full first buffer grows (doubling)
+     * up to the segment size; a full segment is followed by a new (or reused) one.
+     */
     private void makeRoom() throws IOException {
-        if (length < filling.length) {
+        if (room() > 0) {
             return;
         }
-        if (length < chunkBytes) {
-            filling = Arrays.copyOf(filling, (int) Math.min(chunkBytes, 2L * filling.length));
-        } else {
+        if (full.size() * segmentBytes + length >= chunkBytes) {
             handOff();
+        } else if (filling.length < segmentBytes) {
+            byte[] grown = allocate((int) Math.min(segmentBytes, 2L * filling.length));
+            System.arraycopy(filling, 0, grown, 0, length);
+            filling = grown;
+        } else {
+            full.add(filling);
+            filling = segment();
+            length = 0;
         }
     }
 
     private void handOff() throws IOException {
-        size += length;
+        Chunk chunk = current();
+        size += chunk.length();
         awaitStoring();
-        byte[] chunk = filling;
-        int n = length;
         int s = seq++;
         // The digest is updated by the store, in chunk order: stores run one at a time, each after the
         // previous one's Future completed (happens-before), so the hashing leaves the export's thread too.
         Runnable store = () -> {
-            sha.update(chunk, 0, n);
-            ledger.writeResultChunk(lease, s, chunk, n, clock.instant());
+            chunk.hashInto(sha);
+            ledger.writeResultChunk(lease, s, chunk.stream(), chunk.length(), clock.instant());
         };
+        full.clear();
         if (executor == null) {
             store.run();
+            recycle(chunk);
         } else {
             storing = executor.submit(store);
+            inFlight = chunk;
         }
-        filling = spare != null ? spare : new byte[chunkBytes];
-        spare = chunk;
+        filling = segment();
         length = 0;
+    }
+
+    /** @return a free segment of {@link #segmentBytes}, reused when one is */
+    private byte[] segment() {
+        byte[] s = free.poll();
+        return s != null ? s : allocate(segmentBytes);
+    }
+
+    private byte[] allocate(int bytes) {
+        largestArray = Math.max(largestArray, bytes);
+        return new byte[bytes];
+    }
+
+    /** Keeps a stored chunk's whole segments for the next chunks (a smaller first buffer is left to the GC). */
+    private void recycle(Chunk chunk) {
+        for (byte[] s : chunk.segments()) {
+            if (s.length == segmentBytes) {
+                free.push(s);
+            }
+        }
     }
 
     private void awaitStoring() throws IOException {
@@ -208,6 +306,11 @@ final class ChunkedResult extends OutputStream {
                 throw err;
             }
             throw new IOException("result chunk store failed", cause);
+        }
+        Chunk done = inFlight;
+        inFlight = null;
+        if (done != null) {
+            recycle(done);
         }
     }
 }

@@ -9,12 +9,14 @@ import com.teamdesk.tasks.task.JdbcTaskLedger;
 import com.teamdesk.tasks.task.Lease;
 import com.teamdesk.tasks.task.LeaseLost;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.security.MessageDigest;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
@@ -89,9 +91,9 @@ class ChunkedResultTest {
         try (ChunkedResult out = new ChunkedResult(small, LEASE, Clock.fixed(NOW, ZoneOffset.UTC), chunk, stores)) {
             out.write(header);
             out.complete("0 tickets exported", NOW, NOW);
+            assertEquals(ChunkedResult.FIRST_BUFFER_BYTES, out.largestArray(),
+                    "issue 16: a 0-row export's CSV lives in the first, small buffer, not in a chunk-sized one");
         }
-        assertEquals(ChunkedResult.FIRST_BUFFER_BYTES, small.lastBufferLength,
-                "issue 16: a 0-row export's CSV lives in the first, small buffer, not in a chunk-sized one");
         assertArrayEquals(header, small.stored());
 
         for (int length : new int[] {ChunkedResult.FIRST_BUFFER_BYTES, ChunkedResult.FIRST_BUFFER_BYTES + 1, chunk,
@@ -127,7 +129,7 @@ class ChunkedResultTest {
     void aLostLeaseAtCompletionIsThrownAndNothingIsLeftInFlight() throws Exception {
         RecordingLedger refusing = new RecordingLedger() {
             @Override
-            public void completeExport(Lease lease, int lastSeq, byte[] lastChunk, int lastLength, long size,
+            public void completeExport(Lease lease, int lastSeq, InputStream lastChunk, int lastLength, long size,
                     String sha256, String summary, Instant expiresAt, Instant now) {
                 throw new LeaseLost(lease, "result write");
             }
@@ -138,6 +140,79 @@ class ChunkedResultTest {
         }
         assertEquals(2, refusing.chunks.size(), "the two full chunks; the last went nowhere");
         assertTrue(refusing.completions.isEmpty());
+    }
+
+    /**
+     * Issue 16: a chunk is a list of segments, never one array of the chunk's size (2 MiB would be a
+     * humongous allocation for G1 at -Xmx512m): a 5 MB CSV in 2 MiB chunks allocates no array larger
+     * than a segment.
+     */
+    @Test
+    void noArrayLargerThanASegmentForChunksOfTwoMebibytes() throws Exception {
+        int chunk = 2 * 1024 * 1024;
+        byte[] csv = new byte[5_000_000];
+        for (int i = 0; i < csv.length; i++) {
+            csv[i] = (byte) (i * 7 + i / 1000);
+        }
+        RecordingLedger recording = new RecordingLedger();
+        try (ChunkedResult out = new ChunkedResult(recording, LEASE, Clock.fixed(NOW, ZoneOffset.UTC), chunk, stores)) {
+            for (int i = 0; i < csv.length; i += 600) { // about a row at a time, as CopyCsv writes cells
+                out.write(csv, i, Math.min(600, csv.length - i));
+            }
+            out.complete("s", NOW, NOW);
+            assertEquals(ChunkedResult.SEGMENT_BYTES, out.largestArray(), "no array above a segment");
+            assertTrue(ChunkedResult.SEGMENT_BYTES < 512 * 1024, "below half a 1 MiB G1 region");
+        }
+        assertEquals(2, recording.chunks.size());
+        recording.chunks.forEach(c -> assertEquals(chunk, c.bytes().length));
+        assertEquals(List.of("complete seq=2 size=" + csv.length + " sha=" + sha256(csv)), recording.completions);
+        assertArrayEquals(csv, recording.stored());
+    }
+
+    /**
+     * Segment boundaries inside UTF-8 characters, chunk sizes that are and are not a multiple of the
+     * segment size, CSVs that end exactly at a segment or a chunk boundary, single bytes and runs crossing
+     * them: the stored bytes, the size and the SHA-256 are those of the CSV, with and without a store thread.
+     */
+    @Test
+    void segmentBoundariesInsideCharactersAndAtExactChunkSizesKeepEveryByte() throws Exception {
+        byte[] unit = "é中🙂,\"x\"\r\n".getBytes(java.nio.charset.StandardCharsets.UTF_8); // 15 bytes: 2, 3, 4 per character
+        int segment = 7;
+        for (int chunk : new int[] {21, 20, 7, 6, 100}) {
+            for (int length : new int[] {0, 1, 6, 7, 8, 14, 20, 21, 22, 42, 63, 64, 300, 315}) {
+                byte[] csv = new byte[length];
+                for (int i = 0; i < length; i++) {
+                    csv[i] = unit[i % unit.length];
+                }
+                for (ExecutorService executor : java.util.Arrays.asList(stores, null)) {
+                    RecordingLedger recording = new RecordingLedger();
+                    try (ChunkedResult out = new ChunkedResult(recording, LEASE, Clock.fixed(NOW, ZoneOffset.UTC), chunk,
+                            segment, executor)) {
+                        int i = 0;
+                        int step = 1;
+                        while (i < length) {
+                            if (step % 2 == 1) {
+                                out.write(csv[i++]);
+                            } else {
+                                int n = Math.min(step, length - i);
+                                out.write(csv, i, n);
+                                i += n;
+                            }
+                            step = step % 11 + 1;
+                        }
+                        out.complete("s", NOW, NOW);
+                        assertTrue(out.largestArray() <= Math.min(segment, chunk), "no array above a segment");
+                    }
+                    String what = length + " bytes in chunks of " + chunk + (executor == null ? " on one thread" : "");
+                    int chunks = Math.max(1, (length + chunk - 1) / chunk);
+                    assertEquals(chunks - 1, recording.chunks.size(), what + ": chunks stored on their own");
+                    recording.chunks.forEach(c -> assertEquals(chunk, c.bytes().length, what + ": full chunks"));
+                    assertEquals(List.of("complete seq=" + (chunks - 1) + " size=" + length + " sha=" + sha256(csv)),
+                            recording.completions, what);
+                    assertArrayEquals(csv, recording.stored(), what);
+                }
+            }
+        }
     }
 
     private static String sha256(byte[] bytes) throws Exception {
@@ -152,19 +227,29 @@ class ChunkedResultTest {
         final List<Chunk> chunks = java.util.Collections.synchronizedList(new ArrayList<>());
         final List<String> completions = new ArrayList<>();
         private byte[] last = new byte[0];
-        int lastBufferLength = -1;
 
         @Override
-        public void writeResultChunk(Lease lease, int seq, byte[] bytes, int length, Instant now) {
-            chunks.add(new Chunk(seq, Arrays.copyOf(bytes, length)));
+        public void writeResultChunk(Lease lease, int seq, InputStream bytes, int length, Instant now) {
+            chunks.add(new Chunk(seq, exactly(bytes, length)));
         }
 
         @Override
-        public void completeExport(Lease lease, int lastSeq, byte[] lastChunk, int lastLength, long size,
+        public void completeExport(Lease lease, int lastSeq, InputStream lastChunk, int lastLength, long size,
                 String sha256, String summary, Instant expiresAt, Instant now) {
-            last = Arrays.copyOf(lastChunk, lastLength);
-            lastBufferLength = lastChunk.length;
+            last = exactly(lastChunk, lastLength);
             completions.add("complete seq=" + lastSeq + " size=" + size + " sha=" + sha256);
+        }
+
+        /** Reads the stream as pgjdbc does with setBinaryStream's length, and checks that it has exactly that. */
+        private static byte[] exactly(InputStream in, int length) {
+            try {
+                byte[] b = in.readNBytes(length);
+                assertEquals(length, b.length, "the stream holds the length it is stored with");
+                assertEquals(-1, in.read(), "and nothing more");
+                return b;
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
 
         byte[] stored() {
