@@ -88,6 +88,8 @@ final class ChunkedResult extends OutputStream {
     private final List<byte[]> full = new ArrayList<>();
     private byte[] filling;
     private int length;
+    /** How far {@link #filling} may be filled: its end, or where the chunk ends. */
+    private int limit;
     /** Segments of stored chunks, for the next ones. */
     private final ArrayDeque<byte[]> free = new ArrayDeque<>();
     /** The chunk whose store is in flight; its segments are free once the store is done. */
@@ -115,6 +117,7 @@ final class ChunkedResult extends OutputStream {
         this.chunkBytes = Math.max(1, chunkBytes);
         this.segmentBytes = Math.max(1, Math.min(this.chunkBytes, segmentBytes));
         this.filling = allocate(Math.min(this.segmentBytes, FIRST_BUFFER_BYTES));
+        this.limit = filling.length;
         try {
             this.sha = MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
@@ -124,15 +127,19 @@ final class ChunkedResult extends OutputStream {
 
     @Override
     public void write(int b) throws IOException {
-        makeRoom();
+        if (length == limit) {
+            makeRoom();
+        }
         filling[length++] = (byte) b;
     }
 
     @Override
     public void write(byte[] b, int off, int len) throws IOException {
         while (len > 0) {
-            makeRoom();
-            int n = Math.min(len, room());
+            if (length == limit) {
+                makeRoom();
+            }
+            int n = Math.min(len, limit - length);
             System.arraycopy(b, off, filling, length, n);
             length += n;
             off += n;
@@ -217,19 +224,17 @@ final class ChunkedResult extends OutputStream {
         return new Chunk(segments, segmentBytes, length, full.size() * segmentBytes + length);
     }
 
-    /** @return how many bytes fit into {@link #filling} before it is full or the chunk is */
-    private int room() {
-        return Math.min(filling.length, chunkBytes - full.size() * segmentBytes) - length;
+    /** Sets {@link #limit} for the current {@link #filling}: its end, or where the chunk ends. */
+    private void setLimit() {
+        limit = Math.min(filling.length, chunkBytes - full.size() * segmentBytes);
     }
 
     /**
-     * Makes room for at least one byte: a full chunk is handed off; a full first buffer grows (doubling)
-     * up to the segment size; a full segment is followed by a new (or reused) one.
+     * Makes room for at least one byte when {@link #filling} is filled up to {@link #limit}: a full chunk is
+     * handed off; a full first buffer grows (doubling) up to the segment size; a full segment is followed by
+     * a new (or reused) one.
      */
     private void makeRoom() throws IOException {
-        if (room() > 0) {
-            return;
-        }
         if (full.size() * segmentBytes + length >= chunkBytes) {
             handOff();
         } else if (filling.length < segmentBytes) {
@@ -241,6 +246,7 @@ final class ChunkedResult extends OutputStream {
             filling = segment();
             length = 0;
         }
+        setLimit();
     }
 
     private void handOff() throws IOException {
