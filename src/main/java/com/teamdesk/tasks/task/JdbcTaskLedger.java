@@ -102,9 +102,10 @@ public class JdbcTaskLedger {
     }
 
     /**
-     * The condition that makes a claim's auto-commit transaction commit asynchronously
-     * ({@code synchronous_commit} off for that transaction only; docs/decisions.md "Claims commit
-     * asynchronously"). A claim is a lease, not a result: every write that depends on it is lease-checked
+     * The condition that makes an auto-commit transaction commit asynchronously ({@code synchronous_commit}
+     * off for that transaction only), for writes whose durability a later synchronous write carries: claims
+     * and result chunks (docs/decisions.md "Claims commit asynchronously", "Chunk commits are
+     * asynchronous"). A claim is a lease, not a result: every write that depends on it is lease-checked
      * and commits synchronously, and PostgreSQL flushes its WAL in order, so a durable write of an
      * execution implies its durable claim; a claim lost in a database crash is a lost lease (R8), and
      * its run is taken up again by reconciliation or stall recovery (R19, R20).
@@ -268,7 +269,7 @@ public class JdbcTaskLedger {
     public void writeResultChunk(Lease lease, int seq, InputStream bytes, int length, Instant now) {
         checkDeadline(lease, "result chunk write", now);
         String sql = "INSERT INTO task_result_chunk (task_id, execution_id, seq, bytes) SELECT id, execution_id, ?, ?"
-                + " FROM background_task" + LEASE + " AND set_config('synchronous_commit', 'off', true) IS NOT NULL";
+                + " FROM background_task" + LEASE + ASYNC_COMMIT;
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setInt(1, seq);
             ps.setBinaryStream(2, bytes, length);
