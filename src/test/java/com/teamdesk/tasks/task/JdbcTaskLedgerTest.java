@@ -9,9 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.teamdesk.tasks.common.Jsons;
 import com.teamdesk.tasks.testing.TestDatabase;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.StringReader;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
@@ -28,11 +30,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import jakarta.json.JsonObject;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
@@ -347,6 +352,61 @@ class JdbcTaskLedgerTest {
         assertEquals(2, failed.attempts());
         assertEquals(T0.plusSeconds(4), failed.updatedAt());
         assertTrue(ledger.claim(id, 0, 2, T0.plusSeconds(5)).isEmpty(), "a FAILED row is not claimed");
+    }
+
+    /**
+     * V8: only a write a client can see takes a change sequence (the live events' id) and, while some
+     * instance listens (R33), is announced; a write nobody sees (the dispatch mark, a lease-check write
+     * that leaves progress as it was) fires no trigger and keeps the row's sequence.
+     */
+    @Test
+    void onlyVisibleChangesTakeAChangeSequenceAndAreAnnounced() throws Exception {
+        try (Connection listener = sessions.getConnection(); Statement st = listener.createStatement()) {
+            st.execute("LISTEN \"teamdesk_task:" + schema + "\"");
+            exec("INSERT INTO live_interest (instance_id, until) VALUES ('ledger-test', now() + interval '1 hour')");
+            try {
+                UUID id = insert(T0, T0);
+                long inserted = changeSeq(id);
+                assertEquals(1, ledger.markDispatched(List.of(TaskJobId.of(id, 0)), T0.plusSeconds(1)));
+                assertEquals(inserted, changeSeq(id), "the dispatch mark is not a visible change");
+                Lease lease = ledger.claim(id, 0, 0, T0.plusSeconds(2)).orElseThrow().lease();
+                long claimed = changeSeq(id);
+                assertTrue(claimed > inserted, "a claim is");
+                ledger.writeProgress(lease, 0, T0.plusSeconds(3));
+                assertEquals(claimed, changeSeq(id), "a lease-check write that leaves progress as it was is not");
+                ledger.writeProgress(lease, 40, T0.plusSeconds(4));
+                long progressed = changeSeq(id);
+                assertTrue(progressed > claimed, "new progress is");
+
+                List<String> seen = new ArrayList<>();
+                PGConnection pg = listener.unwrap(PGConnection.class);
+                for (int i = 0; i < 20 && seen.size() < 3; i++) {
+                    PGNotification[] got = pg.getNotifications(250);
+                    for (PGNotification n : got == null ? new PGNotification[0] : got) {
+                        JsonObject o = Jsons.PROVIDER.createReader(new StringReader(n.getParameter())).readObject();
+                        assertEquals(id.toString(), o.getString("id"));
+                        seen.add(o.getString("status") + "/" + o.getInt("progress") + "@" + o.getJsonNumber("seq").longValue());
+                    }
+                }
+                assertEquals(List.of("WAITING/0@" + inserted, "RUNNING/0@" + claimed, "RUNNING/40@" + progressed), seen,
+                        "the insert, the claim and the new progress are announced, each once, in order");
+                PGNotification[] more = pg.getNotifications(100);
+                assertEquals(0, more == null ? 0 : more.length, "nothing else");
+            } finally {
+                exec("DELETE FROM live_interest");
+            }
+        }
+    }
+
+    private static long changeSeq(UUID id) throws SQLException {
+        try (Connection c = sessions.getConnection();
+                PreparedStatement ps = c.prepareStatement("SELECT change_seq FROM background_task WHERE id = ?")) {
+            ps.setObject(1, id);
+            try (ResultSet rs = ps.executeQuery()) {
+                assertTrue(rs.next());
+                return rs.getLong(1);
+            }
+        }
     }
 
     @Test
