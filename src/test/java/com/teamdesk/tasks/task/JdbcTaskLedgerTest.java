@@ -640,6 +640,30 @@ class JdbcTaskLedgerTest {
     }
 
     /**
+     * One export's completion deletes the chunks an earlier execution of the task left (found through the
+     * completed row, so its plan does not depend on the ids); a completion whose lease was lost deletes none.
+     */
+    @Test
+    void aCompletionDeletesTheChunksOfEarlierExecutionsOnlyWhenItsLeaseHeld() throws SQLException, IOException {
+        UUID id = insert(T0, T0);
+        Lease first = ledger.claim(id, 0, 0, T0).orElseThrow().lease();
+        byte[] old = "OLD\r\n".getBytes(StandardCharsets.UTF_8);
+        ledger.writeResultChunk(first, 0, in(old), old.length, T0);
+        Lease second = ledger.claim(id, 0, 1, T0.plusSeconds(1)).orElseThrow().lease();
+        byte[] csv = "NEW\r\n".getBytes(StandardCharsets.UTF_8);
+        assertThrows(LeaseLost.class, () -> ledger.completeExport(first, 0, in(csv), csv.length, csv.length,
+                sha256("NEW\r\n"), "lost", T0, T0.plusSeconds(2)));
+        assertEquals(1, count("SELECT count(*) FROM task_result_chunk WHERE execution_id = ?", first.executionId()),
+                "a completion whose lease was lost deletes nothing");
+        ledger.completeExport(second, 0, in(csv), csv.length, csv.length, sha256("NEW\r\n"), "1 row",
+                T0.plus(Duration.ofHours(24)), T0.plusSeconds(3));
+        assertEquals("NEW\r\n", download(id));
+        assertEquals(0, count("SELECT count(*) FROM task_result_chunk WHERE execution_id = ?", first.executionId()),
+                "the earlier execution's chunk went with the completion");
+        assertEquals(1, count("SELECT count(*) FROM task_result_chunk WHERE task_id = ?", id));
+    }
+
+    /**
      * Issue 16: export completions combined into one statement: each row completed under its own lease
      * with its own last chunk, size, digest and summary; a completion whose lease was lost stores no chunk
      * and leaves the row as it was; stale chunks of a completed task are deleted.
