@@ -290,6 +290,36 @@ class CopyCsvIdentityTest {
     }
 
     /**
+     * The export's count ({@code roleAndCount}, its values as opaque subqueries so its plan is generic: issue
+     * 16) counts exactly the rows the batches read, for every filter and both scopes, and reads the role.
+     */
+    @Test
+    void theExportsCountMatchesTheRowsReadForEveryFilter() throws Exception {
+        UUID ada = UUID.fromString("05e40000-0000-4000-8000-000000000001");
+        Instant from = Instant.parse("2026-01-01T00:00:00Z");
+        Instant to = Instant.parse("2027-06-01T00:00:00Z");
+        List<TicketFilter> filters = List.of(filter(ZoneOffset.UTC),
+                new TicketFilter(EnumSet.of(TicketStatus.OPEN, TicketStatus.PENDING), null, null, null, null, ZoneOffset.UTC),
+                new TicketFilter(EnumSet.noneOf(TicketStatus.class), ada, null, null, null, ZoneOffset.UTC),
+                new TicketFilter(EnumSet.noneOf(TicketStatus.class), null, from, to, null, ZoneOffset.UTC),
+                new TicketFilter(EnumSet.of(TicketStatus.CLOSED), null, from, null, "a", ZoneOffset.UTC),
+                new TicketFilter(EnumSet.noneOf(TicketStatus.class), null, null, null, "it's \\ 100% _x_", ZoneOffset.UTC));
+        int nonEmpty = 0;
+        for (UUID team : List.of(DEMO_TEAM, oddTeam)) {
+            for (UUID visibleTo : java.util.Arrays.asList(null, ada)) {
+                for (TicketFilter f : filters) {
+                    long read = reader.readBatch(team, visibleTo, f, null, null, 1_000_000).size();
+                    JdbcTicketReader.RoleAndCount rc = reader.roleAndCount(team, ada, visibleTo, f);
+                    assertEquals(read, rc.count(), team + " " + visibleTo + " " + f.toJson());
+                    nonEmpty += read > 0 ? 1 : 0;
+                    assertEquals(team.equals(DEMO_TEAM), rc.role().isPresent(), "ada is a member of the demo team only");
+                }
+            }
+        }
+        assertTrue(nonEmpty >= 10, "most filters match some tickets: " + nonEmpty);
+    }
+
+    /**
      * R13's per-batch permission re-check as part of the batch's statement ({@code RoleHolder}): staff
      * holding their role get the same bytes as without the condition; a customer (for a TEAM export),
      * someone of another team or nobody gets an empty batch — which the export tells from the end of
