@@ -18,6 +18,12 @@ import jakarta.ejb.Singleton;
  * <p>Connections are not matched against the request ({@code fish.payara.match-connections=false}): they
  * are all alike, and matching cost CPU on every {@code getConnection} (issue 16).
  *
+ * <p>Every borrow validates the connection ({@code fish.payara.connection-validation-method=meta-data}):
+ * a connection whose PostgreSQL backend is gone (database restarted, failover, backend terminated)
+ * fails at most the one request that finds it dead and is then dropped, so the pool heals by itself
+ * without a server restart; the check is local to the driver (no round trip). Requests that fail in
+ * between answer 503 {@code service.unavailable} (ProblemExceptionMapper).
+ *
  * <p>A bean of its own (no business methods): Payara registers a {@code @DataSourceDefinition} found on
  * a component class of the WAR.
  */
@@ -32,7 +38,16 @@ import jakarta.ejb.Singleton;
         // Every connection of the pool has the same user and properties, so matching a free connection
         // against the request (Payara's default for a @DataSourceDefinition) only costs CPU on every
         // getConnection (issue 16: ~4 % of the request path's samples in a JFR of P2).
-        properties = {"fish.payara.match-connections=false"})
+        // Validation on every borrow (docs/decisions.md "Pool healing"): without it the pool keeps handing
+        // out a connection whose backend is gone (PostgreSQL restarted, backend terminated) and the
+        // server never heals. meta-data calls getMetaData() on the physical connection: pgjdbc checks
+        // its closed flag there, no round trip, and a connection that once hit a dead backend is closed.
+        // So a dead connection fails at most one request and is then dropped, at no cost per borrow.
+        // No validate-atmost-once period (it would hand a known-closed connection out again) and no
+        // fail-all-connections (it also destroys the busy connections of in-flight requests).
+        properties = {"fish.payara.match-connections=false",
+                "fish.payara.is-connection-validation-required=true",
+                "fish.payara.connection-validation-method=meta-data"})
 @Singleton
 @LocalBean
 public class AppDataSource {

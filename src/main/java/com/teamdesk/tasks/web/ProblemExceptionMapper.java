@@ -28,6 +28,11 @@ import java.util.logging.Logger;
  * group → 403 {@code auth.forbidden};</li>
  * <li>JAX-RS routing errors → 404 {@code resource.not_found}, 405, 406, 415; a body JAX-RS could
  * not read → 400 {@code request.malformed};</li>
+ * <li>a lost or unreachable database ({@link DatabaseUnavailable}: PostgreSQL restarted, its backends
+ * terminated, the pool unable to hand out a working connection), however wrapped → 503
+ * {@code service.unavailable} with {@code Retry-After: }{@value #RETRY_AFTER_SECONDS}; the pool heals
+ * by itself (docs/decisions.md "Pool healing"), so a client retries. One WARNING line, no stack
+ * trace, no exception text sent;</li>
  * <li>anything else → 500 {@code internal} with a generic detail; the exception is logged, never
  * sent.</li>
  * </ul>
@@ -37,6 +42,8 @@ public class ProblemExceptionMapper implements ExceptionMapper<Throwable> {
     private static final Logger LOG = Logger.getLogger(ProblemExceptionMapper.class.getName());
     /** {@code WWW-Authenticate} of a refused credential (RFC 6750 §3.1). */
     static final String INVALID_TOKEN = "Bearer error=\"invalid_token\"";
+    /** {@code Retry-After} (seconds) of a 503 {@code service.unavailable}. */
+    static final int RETRY_AFTER_SECONDS = 5;
 
     @Context
     UriInfo uriInfo;
@@ -88,6 +95,12 @@ public class ProblemExceptionMapper implements ExceptionMapper<Throwable> {
                     : Response.Status.fromStatusCode(status).getReasonPhrase();
             return problem(status, reason, "request.rejected", reason + ".").build();
         }
+        if (DatabaseUnavailable.isCause(e)) {
+            LOG.warning(() -> "Database unavailable answering " + path() + ": " + rootSummary(e));
+            return problem(503, "Service Unavailable", "service.unavailable",
+                    "The service is temporarily unavailable. Retry later.")
+                    .header(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS).build();
+        }
         LOG.log(Level.SEVERE, "Unexpected error answering " + (uriInfo == null ? "?" : uriInfo.getRequestUri()), e);
         return problem(500, "Internal Server Error", "internal",
                 "An unexpected error occurred. It has been logged.").build();
@@ -110,6 +123,15 @@ public class ProblemExceptionMapper implements ExceptionMapper<Throwable> {
         } catch (RuntimeException e) {
             return null;
         }
+    }
+
+    /** @return class and message of the innermost cause of {@code e}, for a one-line log */
+    private static String rootSummary(Throwable e) {
+        Throwable root = e;
+        for (int i = 0; i < 32 && root.getCause() != null && root.getCause() != root; i++) {
+            root = root.getCause();
+        }
+        return root.getClass().getName() + ": " + root.getMessage();
     }
 
     /** @return the AppException among {@code e} and its causes (wrapped by interceptors or EJB), or null */

@@ -1,0 +1,136 @@
+package com.teamdesk.tasks.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.teamdesk.tasks.it.support.Api;
+import com.teamdesk.tasks.it.support.Api.Reply;
+import com.teamdesk.tasks.it.support.TestData;
+import com.teamdesk.tasks.it.support.TestData.TestTeam;
+import com.teamdesk.tasks.it.support.TestDeployments;
+import com.teamdesk.tasks.it.support.Tokens;
+import jakarta.json.JsonObject;
+import java.net.URL;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.container.test.api.RunAsClient;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The server heals by itself when its PostgreSQL connections are lost (PostgreSQL restarted, a
+ * failover, backends terminated): the pooled connections of the deployed server are killed with
+ * {@code pg_terminate_backend}, then the API answers again without a server restart, every answer
+ * in between is 503 {@code service.unavailable} problem+json with {@code Retry-After} (never a 500,
+ * never HTML), and a task created afterwards completes (the worker healed too). docs/decisions.md
+ * "Pool healing".
+ *
+ * <p>This class's own Payara process is the only client of the test database while it runs (the IT
+ * classes run one after another), so killing every other backend of the database kills exactly the
+ * deployed server's connections (pool and live listener).
+ */
+@ExtendWith(ArquillianExtension.class)
+@RunAsClient
+class DatabaseOutageIT {
+    private static final Duration TASK_TIMEOUT = Duration.ofSeconds(60);
+    /** Requests in a row that must succeed for the server to count as healed. */
+    private static final int HEALED_STREAK = 20;
+    /** Most requests sent after the kill: a server that never heals fails the test, it does not hang it. */
+    private static final int MAX_REQUESTS = 300;
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return TestDeployments.app(Map.of());
+    }
+
+    @ArquillianResource
+    URL url;
+
+    final TestData data = TestData.fromEnvironment();
+
+    @Test
+    void serverHealsAfterItsDatabaseConnectionsAreKilled() {
+        Api api = Api.at(url);
+        TestTeam t = data.newTeam();
+        String owner = Tokens.of(t.owner());
+        UUID ticket = data.ticket(t.id(), t.customer(), t.staff(), "Outage");
+        String tasks = "teams/" + t.id() + "/tasks";
+        String reminder = "{\"kind\":\"REMINDER\",\"ticketId\":\"" + ticket + "\",\"message\":\"After the outage\"}";
+
+        // Warm: the API's and the worker's connections are in the pool.
+        Reply first = api.post(tasks, owner, reminder);
+        assertEquals(202, first.status(), first.toString());
+        awaitStatus(api, first.json().getString("id"), owner, "COMPLETED");
+
+        long killed = data.count("SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity"
+                + " WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'");
+        assertTrue(killed > 0, "the server's connections were terminated");
+
+        List<String> seen = new ArrayList<>();
+        String created = null;
+        int streak = 0;
+        for (int i = 0; streak < HEALED_STREAK; i++) {
+            assertTrue(i < MAX_REQUESTS, "the server did not heal within " + MAX_REQUESTS + " requests after "
+                    + killed + " of its connections were killed; answers: " + seen);
+            Reply r = i % 2 == 0 ? api.post(tasks, owner, reminder) : api.get(tasks + "?limit=5", owner);
+            seen.add(String.valueOf(r.status()));
+            if (r.status() == 202 || r.status() == 200) {
+                streak++;
+                if (r.status() == 202) {
+                    created = r.json().getString("id");
+                }
+                continue;
+            }
+            streak = 0;
+            ApiIT.assertProblem(r, 503, "service.unavailable");
+            assertEquals("5", r.header("Retry-After"), r.toString());
+            assertFalse(r.body().contains("SQL") || r.body().contains("terminat") || r.body().contains("RAR"),
+                    "no exception text: " + r);
+            pause();
+        }
+        assertTrue(created != null, "a task was created after the kill: " + seen);
+        // The pool drops a connection once it is known dead (validation on every borrow), so each killed
+        // connection fails at most one request. A pool that hands the same dead connection out again
+        // fails request after request, and heals (if ever) only by accident.
+        System.out.println("DatabaseOutageIT: killed " + killed + " connections; answers after the kill: " + seen);
+        long failed = seen.stream().filter(s -> !s.startsWith("2")).count();
+        assertTrue(failed <= killed, failed + " requests failed after " + killed + " connections were killed: "
+                + "a dead connection was handed out again; answers: " + seen);
+        awaitStatus(api, created, owner, "COMPLETED");
+    }
+
+    private static JsonObject awaitStatus(Api api, String taskId, String token, String status) {
+        Instant deadline = Instant.now().plus(TASK_TIMEOUT);
+        JsonObject last = null;
+        while (Instant.now().isBefore(deadline)) {
+            Reply r = api.get("tasks/" + taskId, token);
+            assertEquals(200, r.status(), r.toString());
+            last = r.json();
+            if (status.equals(last.getString("status"))) {
+                return last;
+            }
+            assertFalse("FAILED".equals(last.getString("status")), "task failed: " + last);
+            pause();
+        }
+        throw new AssertionError("task " + taskId + " never became " + status + "; last: " + last);
+    }
+
+    /** Bounded poll interval while waiting for the worker (not used for ordering). */
+    private static void pause() {
+        try {
+            Thread.sleep(100);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+}
