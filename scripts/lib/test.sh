@@ -2,6 +2,10 @@
 # ./teamdesk test: a fresh test database, then mvn -B verify and the Payara Server smoke.
 # Sourced by ./teamdesk (test.sh); uses its variables (ROOT, RUN_DIR, ...) and scripts/lib/output.sh.
 
+# The tests append every Redis prefix they (or the servers they start) write under to this file, one a
+# line (TestRedisPrefixes); each owner deletes its keys when done (docs/spec.md, "Tests and Redis").
+REDIS_PREFIX_LEDGER="$ROOT/target/test-redis-prefixes.txt"
+
 cmd_test() {
     app_env
     # Tests set their own settings per deployment (a random Redis prefix, short locks, worker off, ...)
@@ -30,7 +34,11 @@ cmd_test() {
     info "TEAMDESK_DB_URL=$TEAMDESK_DB_URL  TEAMDESK_REDIS_URL=$TEAMDESK_REDIS_URL"
     info "MP_JWT_VERIFY_PUBLICKEY_LOCATION=$MP_JWT_VERIFY_PUBLICKEY_LOCATION  TEAMDESK_JWT_PRIVATE_KEY=$TEAMDESK_JWT_PRIVATE_KEY"
     local rc=0 smoke_ran=0
+    rm -f "$REDIS_PREFIX_LEDGER" # this run's prefixes only
     mvn -B verify "$@" </dev/null || rc=$?
+    local keys_left=0
+    check_redis_keys "$rc" || keys_left=1
+    [ "$keys_left" = 0 ] || [ "$rc" -ne 0 ] || rc=1
     if [ "$rc" -eq 0 ] && [ "$server_smoke" != 0 ]; then
         smoke_ran=1
         # The same WAR on the full Payara Server (issue 14 part 4; ~2 min). TEAMDESK_SERVER_SMOKE=0 skips it.
@@ -40,8 +48,50 @@ cmd_test() {
     fi
     if [ "$rc" -eq 0 ]; then
         step "Tests passed"
+    elif [ "$keys_left" = 1 ]; then
+        printf '\n%sTests FAILED: they passed but left Redis keys behind (listed above).%s\n' "$RED" "$R" >&2
     elif [ "$smoke_ran" = 0 ]; then
         printf '\n%sTests FAILED (mvn exit %d).%s Reports: target/surefire-reports, target/failsafe-reports\n' "$RED" "$rc" "$R" >&2
     fi
     return "$rc"
+}
+
+# Prints "<prefix> <keys>" for each of the run's prefixes that still has keys on TEAMDESK_REDIS_URL. Only
+# the ledger's prefixes count (a key <prefix>:...); keys of anything else on that Redis are not looked at.
+redis_leftovers() {
+    redis-cli -u "$TEAMDESK_REDIS_URL" --no-auth-warning --scan |
+        awk -F: 'NR == FNR { mine[$0] = 1; next } ($1 in mine) { n[$1]++ } END { for (p in n) print p, n[p] }' \
+            "$REDIS_PREFIX_LEDGER" - | sort
+}
+
+# After the tests: a passing run must leave no key under its prefixes, else it fails here with the list
+# (returns 1). After a failed run leftovers are only reported: a test that crashed may leave keys.
+check_redis_keys() {
+    local mvn_rc=$1 left prefixes
+    [ -s "$REDIS_PREFIX_LEDGER" ] || return 0
+    case "$TEAMDESK_REDIS_URL" in
+        redis-cluster://*) info "Redis keys left by the tests: not checked on a Redis Cluster URL"; return 0 ;;
+    esac
+    prefixes=$(wc -l <"$REDIS_PREFIX_LEDGER")
+    step "Checking that the tests left no Redis keys under their $prefixes prefixes (target/test-redis-prefixes.txt)"
+    if ! left=$(redis_leftovers); then
+        printf '\n%sCould not scan Redis for the keys the tests left%s (redis-cli --scan failed).\n' "$RED" "$R" >&2
+        return 1
+    fi
+    if [ -z "$left" ]; then
+        ok "none left"
+        return 0
+    fi
+    if [ "$mvn_rc" -ne 0 ]; then
+        warn "the failed run left Redis keys under these prefixes (prefix, keys):"
+        printf '%s\n' "$left" | sed 's/^/    /' >&2
+        return 0
+    fi
+    printf '\n%sThe tests passed but left Redis keys behind%s under these of their prefixes (prefix, keys):\n' "$RED" "$R" >&2
+    printf '%s\n' "$left" | sed 's/^/    /' >&2
+    cat >&2 <<'EOF'
+Each test must delete its keys when done (TestRedisPrefixes, docs/spec.md "Tests and Redis"). By hand:
+    redis-cli -u "$TEAMDESK_REDIS_URL" --scan --pattern '<prefix>:*' | xargs -r redis-cli -u "$TEAMDESK_REDIS_URL" unlink
+EOF
+    return 1
 }

@@ -19,8 +19,6 @@ import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisDataException;
-import redis.clients.jedis.params.ScanParams;
-import redis.clients.jedis.resps.ScanResult;
 import redis.clients.jedis.util.KeyValue;
 import redis.clients.jedis.resps.Tuple;
 
@@ -553,15 +551,7 @@ final class QueueStore {
     }
 
     void obliterate() {
-        ScanParams params = new ScanParams().match(escapeGlob(keys.base()) + "*").count(1000);
-        String cursor = ScanParams.SCAN_POINTER_START;
-        do {
-            ScanResult<String> page = redis.scan(cursor, params);
-            if (!page.getResult().isEmpty()) {
-                redis.unlink(page.getResult().toArray(String[]::new));
-            }
-            cursor = page.getCursor();
-        } while (!ScanParams.SCAN_POINTER_START.equals(cursor));
+        RedisClients.unlinkByPrefix(redis, keys.base());
     }
 
     // ---- reply decoding -------------------------------------------------------------------------------
@@ -646,16 +636,5 @@ final class QueueStore {
 
     private static Instant instant(String epochMs) {
         return epochMs == null ? null : Instant.ofEpochMilli(Long.parseLong(epochMs));
-    }
-
-    private static String escapeGlob(String s) {
-        StringBuilder b = new StringBuilder(s.length());
-        for (char c : s.toCharArray()) {
-            if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
-                b.append('\\');
-            }
-            b.append(c);
-        }
-        return b.toString();
     }
 }

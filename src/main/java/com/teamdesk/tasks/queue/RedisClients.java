@@ -13,6 +13,8 @@ import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.RedisProtocol;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
 import redis.clients.jedis.util.JedisURIHelper;
 
 /**
@@ -72,6 +74,49 @@ public final class RedisClients {
                 .clientConfig(DefaultJedisClientConfig.builder(uri).build())
                 .poolConfig(pool)
                 .build();
+    }
+
+    /**
+     * Deletes every key that starts with {@code keyPrefix}: {@code SCAN MATCH <keyPrefix>*} (glob characters
+     * in the prefix escaped) and {@code UNLINK} of each page (at most about 1 000 keys a command). Keys
+     * written while it runs may survive it. On a Redis Cluster the prefix must carry a hash tag
+     * ({@link QueueKeys#hashTagged(String)}): the scan then runs on the one node that owns the tag's slot.
+     *
+     * @param redis     the client
+     * @param keyPrefix the start of the keys to delete, non-empty
+     * @return how many keys the scan found (and unlinked)
+     * @throws IllegalArgumentException if the prefix is empty
+     */
+    public static long unlinkByPrefix(UnifiedJedis redis, String keyPrefix) {
+        Objects.requireNonNull(redis, "redis");
+        Objects.requireNonNull(keyPrefix, "keyPrefix");
+        if (keyPrefix.isEmpty()) {
+            throw new IllegalArgumentException("keyPrefix must not be empty: that would be every key");
+        }
+        ScanParams params = new ScanParams().match(escapeGlob(keyPrefix) + "*").count(1000);
+        String cursor = ScanParams.SCAN_POINTER_START;
+        long found = 0;
+        do {
+            ScanResult<String> page = redis.scan(cursor, params);
+            if (!page.getResult().isEmpty()) {
+                found += page.getResult().size();
+                redis.unlink(page.getResult().toArray(String[]::new));
+            }
+            cursor = page.getCursor();
+        } while (!ScanParams.SCAN_POINTER_START.equals(cursor));
+        return found;
+    }
+
+    /** @return {@code s} with Redis glob characters ({@code * ? [ ] \}) escaped, for {@code SCAN MATCH} */
+    static String escapeGlob(String s) {
+        StringBuilder b = new StringBuilder(s.length());
+        for (char c : s.toCharArray()) {
+            if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+                b.append('\\');
+            }
+            b.append(c);
+        }
+        return b.toString();
     }
 
     private static UnifiedJedis openCluster(String url, ConnectionPoolConfig pool) {

@@ -3,10 +3,10 @@ package com.teamdesk.tasks.queue;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import com.teamdesk.tasks.testing.TestRedisPrefixes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -51,7 +51,7 @@ abstract class QueueFixture {
         if (System.getProperty("teamdesk.test.redisCluster") != null && !RedisClients.isCluster(redis)) {
             fail("this run is the queue's tests on a Redis Cluster, but TEAMDESK_REDIS_URL is " + url);
         }
-        prefix = "test-" + UUID.randomUUID();
+        prefix = TestRedisPrefixes.create("test");
         if (RedisClients.isCluster(url)) {
             prefix = QueueKeys.hashTagged(prefix); // the queue's keys share one slot
         }
@@ -67,8 +67,8 @@ abstract class QueueFixture {
             for (Worker w : workers) {
                 w.close(Duration.ofSeconds(5));
             }
-            if (queue != null) {
-                queue.obliterate();
+            if (prefix != null) {
+                TestRedisPrefixes.delete(redis, prefix); // every queue of the test, not only this.queue
             }
         } finally {
             if (executor != null) {

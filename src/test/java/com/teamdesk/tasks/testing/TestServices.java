@@ -15,6 +15,9 @@ import redis.clients.jedis.UnifiedJedis;
  * <p>Where the system property {@code teamdesk.test.redisCluster} names a base port (the Surefire run of
  * the queue's tests on a Redis Cluster), a fresh local cluster ({@link LocalRedisCluster}) is started on
  * it before the first test and stopped after the last.
+ *
+ * <p>After the last test it deletes the Redis keys of the prefixes given to
+ * {@link TestRedisPrefixes#deleteAtSessionEnd(String)} (the Arquillian deployments').
  */
 public final class TestServices implements LauncherSessionListener {
 
@@ -40,8 +43,12 @@ public final class TestServices implements LauncherSessionListener {
 
     @Override
     public void launcherSessionClosed(LauncherSession session) {
-        if (cluster != null) {
-            cluster.close();
+        try {
+            TestRedisPrefixes.sessionClosed();
+        } finally {
+            if (cluster != null) {
+                cluster.close();
+            }
         }
     }
 

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.teamdesk.tasks.it.support.TestData.TestTeam;
 import com.teamdesk.tasks.it.support.Tokens;
+import com.teamdesk.tasks.testing.RedisPrefixCleanup;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
@@ -43,6 +44,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.JavascriptExecutor;
@@ -73,6 +75,10 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * Screenshots of each view at 1280×800 and 390×844 land in {@code target/console-screenshots/}.
  */
 class ConsoleIT {
+    /** Deletes the Redis keys of this class's prefixes after the class, when its servers have stopped. */
+    @RegisterExtension
+    static final RedisPrefixCleanup REDIS = new RedisPrefixCleanup();
+
     private static final Duration READY = Duration.ofSeconds(180);
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final int OPEN_TICKETS = 23;
@@ -96,7 +102,7 @@ class ConsoleIT {
         assertNotNull(key, "TEAMDESK_JWT_PRIVATE_KEY (the dev private key) must be set: run ./teamdesk test");
         Map<String, String> env = new HashMap<>();
         env.put("TEAMDESK_DB_URL", data.url());
-        env.put("TEAMDESK_REDIS_PREFIX", "it-console-" + tag);
+        env.put("TEAMDESK_REDIS_PREFIX", REDIS.create("it-console"));
         env.put("TEAMDESK_TIMERS_ENABLED", "true");
         env.put("TEAMDESK_EXPORT_BATCH_SIZE", "7");
         env.put("TEAMDESK_DEV_LOGIN_ENABLED", "true");

@@ -14,6 +14,7 @@ import com.teamdesk.tasks.queue.JobRecord;
 import com.teamdesk.tasks.queue.JobState;
 import com.teamdesk.tasks.task.TaskDispatcher;
 import com.teamdesk.tasks.task.TaskJobId;
+import com.teamdesk.tasks.testing.RedisPrefixCleanup;
 import jakarta.json.JsonObject;
 import java.time.Duration;
 import java.time.Instant;
@@ -28,6 +29,7 @@ import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * T4 and R22 on a real server process (not Arquillian): the production WAR in {@code java -jar
@@ -69,6 +71,10 @@ import org.junit.jupiter.api.Test;
  * stops), so nothing here reads the server's log: the drain is observed in PostgreSQL and Redis.
  */
 class LifecycleIT {
+    /** Deletes the Redis keys of this class's prefixes after the class, when its servers have stopped. */
+    @RegisterExtension
+    static final RedisPrefixCleanup REDIS = new RedisPrefixCleanup();
+
     private static final Logger LOG = Logger.getLogger(LifecycleIT.class.getName());
     private static final Duration READY = Duration.ofSeconds(180);
     private static final Duration SYNC = Duration.ofSeconds(60);
@@ -359,7 +365,7 @@ class LifecycleIT {
     }
 
     private static String prefix() {
-        return "it-life-" + UUID.randomUUID().toString().substring(0, 8);
+        return REDIS.create("it-life");
     }
 
     private void tickets(TestTeam t) {

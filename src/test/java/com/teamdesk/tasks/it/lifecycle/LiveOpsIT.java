@@ -15,6 +15,7 @@ import com.teamdesk.tasks.it.export.ClientQueue;
 import com.teamdesk.tasks.it.support.TestData.TestTeam;
 import com.teamdesk.tasks.it.support.Tokens;
 import com.teamdesk.tasks.queue.AddResult;
+import com.teamdesk.tasks.testing.RedisPrefixCleanup;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
@@ -51,6 +52,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 14 on two real server processes (A and B) sharing one private schema and one Redis prefix, the
@@ -62,6 +64,10 @@ import org.junit.jupiter.api.Test;
  * until the test adds its queue job). Waits are bounded polls that detect a sync point.
  */
 class LiveOpsIT {
+    /** Deletes the Redis keys of this class's prefixes after the class, when its servers have stopped. */
+    @RegisterExtension
+    static final RedisPrefixCleanup REDIS = new RedisPrefixCleanup();
+
     private static final Duration READY = Duration.ofSeconds(180);
     private static final Duration SYNC = Duration.ofSeconds(60);
     private static final int TICKETS = 20;
@@ -77,7 +83,7 @@ class LiveOpsIT {
     @BeforeAll
     static void start() throws Exception {
         data = PrivateSchema.create();
-        prefix = "it-live-" + UUID.randomUUID().toString().substring(0, 8);
+        prefix = REDIS.create("it-live");
         Map<String, String> env = new HashMap<>();
         env.put("TEAMDESK_DB_URL", data.url());
         env.put("TEAMDESK_REDIS_PREFIX", prefix);

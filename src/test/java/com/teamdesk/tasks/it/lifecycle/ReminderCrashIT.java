@@ -10,6 +10,7 @@ import com.teamdesk.tasks.it.support.TestData.TestTeam;
 import com.teamdesk.tasks.queue.AddResult;
 import com.teamdesk.tasks.task.reminder.ReminderParams;
 import com.teamdesk.tasks.task.reminder.ReminderTransaction;
+import com.teamdesk.tasks.testing.RedisPrefixCleanup;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -25,6 +26,7 @@ import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * R14 and T4 on a real server process (as {@link LifecycleIT} starts them): the server is killed
@@ -48,6 +50,10 @@ import org.junit.jupiter.api.Test;
  * the queue's stalled check or the ledger's stall recovery (R6, R19, R7), whichever comes first.
  */
 class ReminderCrashIT {
+    /** Deletes the Redis keys of this class's prefixes after the class, when its servers have stopped. */
+    @RegisterExtension
+    static final RedisPrefixCleanup REDIS = new RedisPrefixCleanup();
+
     private static final Logger LOG = Logger.getLogger(ReminderCrashIT.class.getName());
     private static final Duration READY = Duration.ofSeconds(180);
     private static final Duration SYNC = Duration.ofSeconds(60);
@@ -83,7 +89,7 @@ class ReminderCrashIT {
      */
     @Test
     void sigkillInsideTheReminderTransactionYieldsOneReminderAfterRecovery() throws Exception {
-        String prefix = "it-crash-" + UUID.randomUUID().toString().substring(0, 8);
+        String prefix = REDIS.create("it-crash");
         TestTeam t = data.newTeam();
         UUID ticket = ticket(t);
         UUID task = reminderRow(t, ticket);

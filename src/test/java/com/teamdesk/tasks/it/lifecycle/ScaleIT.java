@@ -9,6 +9,7 @@ import com.teamdesk.tasks.it.support.TestData.TestTeam;
 import com.teamdesk.tasks.it.support.Tokens;
 import com.teamdesk.tasks.queue.JobState;
 import com.teamdesk.tasks.task.TaskJobId;
+import com.teamdesk.tasks.testing.RedisPrefixCleanup;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
@@ -31,6 +32,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 17 on two real server processes (A and B) sharing one private schema and one Redis prefix, the
@@ -41,6 +43,10 @@ import org.junit.jupiter.api.Test;
  * polls that detect a sync point.
  */
 class ScaleIT {
+    /** Deletes the Redis keys of this class's prefixes after the class, when its servers have stopped. */
+    @RegisterExtension
+    static final RedisPrefixCleanup REDIS = new RedisPrefixCleanup();
+
     private static final Duration READY = Duration.ofSeconds(180);
     private static final Duration SYNC = Duration.ofMinutes(5);
     private static final Pattern SAMPLE = Pattern.compile("^(\\w+)\\{([^}]*)\\}\\s+([0-9.eE+-]+)", Pattern.MULTILINE);
@@ -56,7 +62,7 @@ class ScaleIT {
     @BeforeAll
     static void start() throws Exception {
         data = PrivateSchema.create();
-        prefix = "it-scale-" + UUID.randomUUID().toString().substring(0, 8);
+        prefix = REDIS.create("it-scale");
         Map<String, String> env = new HashMap<>();
         env.put("TEAMDESK_DB_URL", data.url());
         env.put("TEAMDESK_REDIS_PREFIX", prefix);

@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.it.support;
 
+import com.teamdesk.tasks.testing.TestRedisPrefixes;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -27,7 +28,9 @@ import org.jboss.shrinkwrap.api.spec.WebArchive;
  * carries what is the same for the whole run: database URL, Redis URL, JWT public key and issuer.
  *
  * <p>Every deployment gets its own random {@code teamdesk.redis.prefix}, so queues, locks and
- * heartbeats of one test class never meet another's (or a developer's server on the same Redis).
+ * heartbeats of one test class never meet another's (or a developer's server on the same Redis); its
+ * keys (or those of a prefix the class sets itself) are deleted at the end of the test session
+ * ({@link TestRedisPrefixes#deleteAtSessionEnd(String)}).
  * The archive is named {@code ROOT.war}: the app answers at {@code /}, as in production.
  */
 public final class TestDeployments {
@@ -57,6 +60,8 @@ public final class TestDeployments {
         Map<String, String> overrides = new LinkedHashMap<>();
         overrides.put("teamdesk.redis.prefix", "it-" + UUID.randomUUID().toString().substring(0, 8));
         overrides.putAll(configOverrides);
+        // its keys go when the session ends: the container stops the server without waiting for it
+        TestRedisPrefixes.deleteAtSessionEnd(overrides.get("teamdesk.redis.prefix"));
         String config = overrideConfig(read(archive.get(CONFIG)), overrides);
         archive.delete(CONFIG);
         archive.add(new StringAsset(config), CONFIG);
