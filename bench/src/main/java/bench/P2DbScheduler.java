@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
@@ -66,7 +67,18 @@ public final class P2DbScheduler {
                 awaitEmpty(ds, executed, 50);
                 executed.set(0);
                 if (mode.equals("throughput")) {
-                    throughput(ds, scheduler, noop, executed, tasks, threads, Integer.parseInt(args[5]));
+                    // Warm, as our server is when it is measured (P2 warms it the same way): rounds of the same
+                    // size, uncounted, at least WARMUP_MIN, then until three in a row are within 10 % (at most
+                    // WARMUP_MAX). Their rates are reported beside the counted round.
+                    List<Double> warmup = new ArrayList<>();
+                    for (int w = 0; w < WARMUP_MAX; w++) {
+                        double allS = round(ds, scheduler, noop, executed, "w" + w + "-", tasks, Integer.parseInt(args[5]))[1];
+                        warmup.add(Math.round(tasks / allS * 10) / 10.0);
+                        if (warmup.size() >= WARMUP_MIN && steady(warmup)) {
+                            break;
+                        }
+                    }
+                    throughput(ds, scheduler, noop, executed, tasks, threads, Integer.parseInt(args[5]), warmup);
                 } else {
                     latency(ds, scheduler, noop, executed, started, tasks, Double.parseDouble(args[5]));
                 }
@@ -76,8 +88,28 @@ public final class P2DbScheduler {
         }
     }
 
-    static void throughput(HikariDataSource ds, Scheduler scheduler, OneTimeTask<Void> noop, AtomicInteger executed,
-                           int tasks, int threads, int clients) throws Exception {
+    /** at least this many uncounted throughput rounds warm the scheduler up (bench/run's BENCH_P2_WARMUP_MIN) */
+    static final int WARMUP_MIN = envInt("BENCH_P2_WARMUP_MIN", 3);
+    /** at most this many uncounted throughput rounds warm the scheduler up (bench/run's BENCH_P2_WARMUP_MAX) */
+    static final int WARMUP_MAX = envInt("BENCH_P2_WARMUP_MAX", 10);
+
+    private static int envInt(String name, int fallback) {
+        String v = System.getenv(name);
+        return v == null || v.isBlank() ? fallback : Integer.parseInt(v.trim());
+    }
+
+    /** True when the last three rates are within 10 % of each other (the slowest at least 1/1.1 of the fastest). */
+    static boolean steady(List<Double> rates) {
+        List<Double> last3 = rates.subList(rates.size() - 3, rates.size());
+        return Collections.min(last3) * 1.1 >= Collections.max(last3);
+    }
+
+    /**
+     * One round: {@code tasks} scheduled by {@code clients} threads, then awaited until all ran and their rows are
+     * gone. @return {seconds until the last schedule call returned, seconds until all were gone}
+     */
+    static double[] round(HikariDataSource ds, Scheduler scheduler, OneTimeTask<Void> noop, AtomicInteger executed,
+                          String prefix, int tasks, int clients) throws Exception {
         AtomicInteger next = new AtomicInteger();
         List<Thread> producers = new ArrayList<>();
         long t0 = System.nanoTime();
@@ -85,7 +117,7 @@ public final class P2DbScheduler {
             Thread t = new Thread(() -> {
                 int i;
                 while ((i = next.getAndIncrement()) < tasks) {
-                    scheduler.schedule(noop.instance("t-" + i), Instant.now());
+                    scheduler.schedule(noop.instance(prefix + i), Instant.now());
                 }
             });
             t.start();
@@ -97,11 +129,24 @@ public final class P2DbScheduler {
         double createdS = (System.nanoTime() - t0) / 1e9;
         awaitEmpty(ds, executed, tasks);
         double allS = (System.nanoTime() - t0) / 1e9;
-        System.err.printf(Locale.ROOT, "P2 db-scheduler: %d tasks scheduled in %.2f s, all done after %.2f s: %.0f tasks/s%n",
-                tasks, createdS, allS, tasks / allS);
+        executed.set(0);
+        // as bench/run vacuums our ledger before each round (autovacuum is off on these machines)
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+            st.execute("VACUUM (ANALYZE) scheduled_tasks");
+        }
+        return new double[] {createdS, allS};
+    }
+
+    static void throughput(HikariDataSource ds, Scheduler scheduler, OneTimeTask<Void> noop, AtomicInteger executed,
+                           int tasks, int threads, int clients, List<Double> warmup) throws Exception {
+        double[] s = round(ds, scheduler, noop, executed, "t-", tasks, clients);
+        double createdS = s[0];
+        double allS = s[1];
+        System.err.printf(Locale.ROOT, "P2 db-scheduler: warm-up rounds %s tasks/s; %d tasks scheduled in %.2f s, all done after %.2f s: %.0f tasks/s%n",
+                warmup, tasks, createdS, allS, tasks / allS);
         System.out.println(String.format(Locale.ROOT, "{\"tasks\":%d,\"clients\":%d,\"threads\":%d,\"createSeconds\":%.3f,"
-                + "\"createPerSecond\":%.1f,\"allCompletedSeconds\":%.3f,\"tasksPerSecond\":%.1f}",
-                tasks, clients, threads, createdS, tasks / createdS, allS, tasks / allS));
+                + "\"createPerSecond\":%.1f,\"allCompletedSeconds\":%.3f,\"tasksPerSecond\":%.1f,\"warmupTasksPerSecond\":%s}",
+                tasks, clients, threads, createdS, tasks / createdS, allS, tasks / allS, warmup));
     }
 
     static void latency(HikariDataSource ds, Scheduler scheduler, OneTimeTask<Void> noop, AtomicInteger executed,
