@@ -37,9 +37,9 @@ public final class P3Export {
     static final UUID T50K = UUID.fromString("7b000000-0000-4000-8000-000000050000");
     static final long TIMEOUT_MS = 300_000;
     /** at most this many uncounted 50k exports warm the server up */
-    static final int WARMUP_MAX = 45;
+    static final int WARMUP_MAX = 150;
     /** at least this many uncounted 50k exports warm the server up */
-    static final int WARMUP_MIN = 30;
+    static final int WARMUP_MIN = 100;
 
     private final Api api;
     private final String token;
@@ -73,7 +73,9 @@ public final class P3Export {
         // times are reported (warmup50kS) beside the counted ones. Fewer were not enough: a run of 2026-12-01 17:43
         // stopped after 1.338, 0.999, 0.918 s and its timed exports still fell from 0.655 to 0.476 s; a server driven
         // by hand at 18:06 still got faster through its 40th export (0.67 s at the 16th, 0.37-0.42 s from the 27th;
-        // bench/notes/P3.md): the JIT of the export's formatting keeps improving for ~30 exports.
+        // bench/notes/P3.md): the JIT of the export's formatting keeps improving for ~30 exports. And 30 were not
+        // enough either: two servers side by side (2026-12-01 21:00, bench/notes/P3.md) were at 0.40-0.47 s after
+        // 30-35 exports and at 0.24-0.33 s after ~100, so at least 100 now (about two minutes).
         export(T5K, 5000);
         List<Double> warmup = new ArrayList<>();
         for (int i = 0; i < WARMUP_MAX; i++) {
