@@ -407,29 +407,7 @@ class ApiIT {
     }
 
     private JsonObject awaitStatus(String taskId, String token, String status) {
-        Instant deadline = Instant.now().plus(TASK_TIMEOUT);
-        JsonObject last = null;
-        while (Instant.now().isBefore(deadline)) {
-            Reply r = api.get("tasks/" + taskId, token);
-            assertEquals(200, r.status(), r.toString());
-            last = r.json();
-            if (status.equals(last.getString("status"))) {
-                return last;
-            }
-            assertFalse("FAILED".equals(last.getString("status")) && !"FAILED".equals(status), "task failed: " + last);
-            pause();
-        }
-        throw new AssertionError("task " + taskId + " never became " + status + "; last: " + last);
-    }
-
-    /** Bounded poll interval while waiting for the worker (not used for ordering). */
-    private static void pause() {
-        try {
-            Thread.sleep(200);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
+        return api.awaitStatus(taskId, token, status, TASK_TIMEOUT);
     }
 
     private static void assertTaskShape(JsonObject task) {

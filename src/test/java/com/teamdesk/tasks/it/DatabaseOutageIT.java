@@ -10,10 +10,8 @@ import com.teamdesk.tasks.it.support.TestData;
 import com.teamdesk.tasks.it.support.TestData.TestTeam;
 import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.it.support.Tokens;
-import jakarta.json.JsonObject;
 import java.net.URL;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -69,7 +67,7 @@ class DatabaseOutageIT {
         // Warm: the API's and the worker's connections are in the pool.
         Reply first = api.post(tasks, owner, reminder);
         assertEquals(202, first.status(), first.toString());
-        awaitStatus(api, first.json().getString("id"), owner, "COMPLETED");
+        api.awaitStatus(first.json().getString("id"), owner, "COMPLETED", TASK_TIMEOUT);
 
         long killed = data.count("SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity"
                 + " WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'");
@@ -105,26 +103,10 @@ class DatabaseOutageIT {
         long failed = seen.stream().filter(s -> !s.startsWith("2")).count();
         assertTrue(failed <= killed, failed + " requests failed after " + killed + " connections were killed: "
                 + "a dead connection was handed out again; answers: " + seen);
-        awaitStatus(api, created, owner, "COMPLETED");
+        api.awaitStatus(created, owner, "COMPLETED", TASK_TIMEOUT);
     }
 
-    private static JsonObject awaitStatus(Api api, String taskId, String token, String status) {
-        Instant deadline = Instant.now().plus(TASK_TIMEOUT);
-        JsonObject last = null;
-        while (Instant.now().isBefore(deadline)) {
-            Reply r = api.get("tasks/" + taskId, token);
-            assertEquals(200, r.status(), r.toString());
-            last = r.json();
-            if (status.equals(last.getString("status"))) {
-                return last;
-            }
-            assertFalse("FAILED".equals(last.getString("status")), "task failed: " + last);
-            pause();
-        }
-        throw new AssertionError("task " + taskId + " never became " + status + "; last: " + last);
-    }
-
-    /** Bounded poll interval while waiting for the worker (not used for ordering). */
+    /** Bounded poll interval between requests during the outage (not used for ordering). */
     private static void pause() {
         try {
             Thread.sleep(100);

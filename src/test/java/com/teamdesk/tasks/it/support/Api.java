@@ -109,6 +109,39 @@ public final class Api {
         }
     }
 
+    /**
+     * Polls {@code GET tasks/{taskId}} (each answer must be 200) every 100 ms (a bounded poll interval, not used
+     * for ordering) until the task's status is {@code status}.
+     *
+     * @return the task as last read
+     * @throws AssertionError when the task became FAILED while another status was awaited, or did not reach
+     *                        {@code status} within {@code timeout}
+     */
+    public JsonObject awaitStatus(String taskId, String token, String status, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        JsonObject last = null;
+        while (System.nanoTime() < deadline) {
+            Reply r = get("tasks/" + taskId, token);
+            if (r.status() != 200) {
+                throw new AssertionError("GET tasks/" + taskId + ": " + r);
+            }
+            last = r.json();
+            if (status.equals(last.getString("status"))) {
+                return last;
+            }
+            if ("FAILED".equals(last.getString("status")) && !"FAILED".equals(status)) {
+                throw new AssertionError("task failed: " + last);
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+        throw new AssertionError("task " + taskId + " never became " + status + " within " + timeout + "; last: " + last);
+    }
+
     /** An HTTP answer. */
     public static final class Reply {
         private final String request;
