@@ -52,7 +52,15 @@ public class JdbcTaskLedger {
     /** How many columns {@link #COLUMNS} selects; a column appended after them is {@code COLUMN_COUNT + 1}. */
     static final int COLUMN_COUNT = 22;
 
-    private static final String LEASE = " WHERE id = ? AND run = ? AND execution_id = ? AND status = 'RUNNING'";
+    /**
+     * The lease check of every write of an execution (R8): its row, run and fencing token. It names no
+     * status: the table's CHECK {@code execution_id IS NULL OR status = 'RUNNING'} makes a matching token
+     * imply RUNNING. Written with {@code status = 'RUNNING'} too, the condition matched the predicate of
+     * {@code background_task_running_idx}, and after an ANALYZE that saw few RUNNING rows the planner
+     * scanned that whole partial index (with its dead entries) for every lease-checked write instead of
+     * looking the row up by its primary key (issue 16).
+     */
+    private static final String LEASE = " WHERE id = ? AND run = ? AND execution_id = ?";
 
     @Resource(lookup = SchemaMigration.DATASOURCE)
     DataSource dataSource;
@@ -410,11 +418,11 @@ public class JdbcTaskLedger {
                 + " ?::timestamptz[], ?::timestamptz[], ?::int[], ?::bytea[]) AS j(j_id, j_run, j_execution_id, j_size,"
                 + " j_sha256, j_summary, j_expires_at, j_now, j_seq, j_bytes)),"
                 + " locked AS MATERIALIZED (SELECT t.id FROM background_task t JOIN j ON t.id = j.j_id AND t.run = j.j_run"
-                + " AND t.execution_id = j.j_execution_id WHERE t.status = 'RUNNING' ORDER BY t.id FOR UPDATE OF t),"
+                + " AND t.execution_id = j.j_execution_id ORDER BY t.id FOR UPDATE OF t),"
                 + " done AS (UPDATE background_task SET result_execution_id = execution_id, result_size = j.j_size,"
                 + " result_sha256 = j.j_sha256, result_summary = j.j_summary, expires_at = j.j_expires_at,"
                 + " status = 'COMPLETED', progress = 100, execution_id = NULL, last_error = NULL, updated_at = j.j_now"
-                + " FROM j WHERE id = j.j_id AND run = j.j_run AND execution_id = j.j_execution_id AND status = 'RUNNING'"
+                + " FROM j WHERE id = j.j_id AND run = j.j_run AND execution_id = j.j_execution_id"
                 + " AND id IN (SELECT id FROM locked) RETURNING id, result_execution_id),"
                 + " last AS (INSERT INTO task_result_chunk (task_id, execution_id, seq, bytes)"
                 + " SELECT done.id, done.result_execution_id, j.j_seq, j.j_bytes FROM done"

@@ -333,6 +333,39 @@ class JdbcTaskLedgerTest {
                 "the lease ends with the run");
     }
 
+    /**
+     * Issue 16: the lease-checked writes find their row through the primary key in their generic plan
+     * (the plan pgjdbc's server-side statements run after a few executions), also when the table was
+     * analysed while no row was RUNNING. Their condition used to name {@code status = 'RUNNING'}, which
+     * matched the predicate of the partial {@code background_task_running_idx}: with such statistics
+     * that index looks one page small, and the planner scanned all of it (dead entries too) for
+     * every write of every execution. The statements checked are the ones the ledger sends.
+     */
+    @Test
+    void leaseCheckedWritesFindTheirRowByItsPrimaryKeyWhateverTheStatisticsSay() throws Exception {
+        exec("INSERT INTO background_task (id, kind, team_id, owner_id, scope, filters, status, run, attempts, progress,"
+                + " run_at, created_at, updated_at) SELECT gen_random_uuid(), 'EXPORT', ?, ?, 'SELF', '{}', 'COMPLETED',"
+                + " 0, 1, 100, now(), now(), now() FROM generate_series(1, 2000)", team, owner);
+        exec("ANALYZE background_task");
+        Lease lease = ledger.claim(insert(T0, T0), 0, 0, T0).orElseThrow().lease();
+        Lease failing = ledger.claim(insert(T0, T0), 0, 0, T0).orElseThrow().lease();
+        List<String> sent = new ArrayList<>();
+        ledger.dataSource = recording(sent);
+        byte[] line = "a\n".getBytes(StandardCharsets.UTF_8);
+        ledger.writeProgress(lease, 10, T0.plusSeconds(1));
+        ledger.writeResultChunk(lease, 0, in(line), line.length, T0.plusSeconds(1));
+        assertEquals(10, ledger.readUnderLease(lease).progress());
+        ledger.completeExport(lease, 1, in(line), line.length, 2L * line.length, sha256("a\na\n"), "2 rows",
+                T0.plus(Duration.ofHours(24)), T0.plusSeconds(2));
+        assertTrue(ledger.reportFailure(failing, true, "failed", T0.plusSeconds(2)));
+        assertEquals(5, sent.size(), String.join("\n", sent));
+        for (String sql : sent) {
+            String plan = genericPlan(sql);
+            assertFalse(plan.contains("background_task_running_idx"), sql + "\n" + plan);
+            assertTrue(plan.contains("\"Index Name\": \"background_task_pkey\""), sql + "\n" + plan);
+        }
+    }
+
     @Test
     void failureReportsRetryWaitingOrFailForGoodUnderTheLease() {
         UUID id = insert(T0, T0);
@@ -797,6 +830,56 @@ class JdbcTaskLedgerTest {
                 throw e;
             }
             return c;
+        }
+    }
+
+    /** Sessions as {@link #sessions}, recording into {@code sent} the text of every statement prepared on them. */
+    private static PGSimpleDataSource recording(List<String> sent) {
+        return new PGSimpleDataSource() {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            public Connection getConnection() throws SQLException {
+                Connection c = sessions.getConnection();
+                return (Connection) Proxy.newProxyInstance(JdbcTaskLedgerTest.class.getClassLoader(),
+                        new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                            if (method.getName().equals("prepareStatement")) {
+                                sent.add((String) args[0]);
+                            }
+                            try {
+                                return method.invoke(c, args);
+                            } catch (InvocationTargetException e) {
+                                throw e.getCause();
+                            }
+                        });
+            }
+        };
+    }
+
+    /**
+     * The generic plan of a statement as the ledger sends it ({@code ?} parameters), as JSON text:
+     * PREPAREd with its parameters numbered and EXPLAINed with {@code plan_cache_mode = force_generic_plan}.
+     */
+    private static String genericPlan(String sql) throws SQLException {
+        StringBuilder numbered = new StringBuilder();
+        int n = 0;
+        for (char ch : sql.toCharArray()) {
+            if (ch == '?') {
+                numbered.append('$').append(++n);
+            } else {
+                numbered.append(ch);
+            }
+        }
+        try (Connection c = sessions.getConnection(); Statement st = c.createStatement()) {
+            st.execute("SET plan_cache_mode = force_generic_plan");
+            st.execute("PREPARE lease_checked AS " + numbered);
+            try (ResultSet rs = st.executeQuery("EXPLAIN (FORMAT JSON) EXECUTE lease_checked("
+                    + String.join(", ", java.util.Collections.nCopies(n, "NULL")) + ")")) {
+                assertTrue(rs.next());
+                return rs.getString(1);
+            } finally {
+                st.execute("DEALLOCATE lease_checked");
+            }
         }
     }
 
