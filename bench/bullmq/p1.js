@@ -7,12 +7,15 @@
 // removeOnFail {age 604800 s, count 1000}; caller-chosen job ids "job-i" (as our "T-run" ids).
 // Processing time runs from worker.run() (after the worker's connections are ready) to the N-th
 // 'completed' event.
-// Usage: node p1.js <redis-url> <key-prefix> <jobs>. Prints one JSON line. Deletes its keys.
+// Both steps first run uncounted with <warmup> jobs under <key-prefix>-warmup (when warmup > 0), so that the
+// counted phases time V8's optimised code, not its compiler (bench/notes/P1.md; our driver does the same).
+// Usage: node p1.js <redis-url> <key-prefix> <jobs> [warmup]. Prints one JSON line. Deletes its keys.
 const { Queue, Worker } = require('bullmq');
 const IORedis = require('ioredis');
 
-const [url, prefix, jobsArg] = process.argv.slice(2);
+const [url, prefix, jobsArg, warmupArg] = process.argv.slice(2);
 const jobs = Number(jobsArg);
+const warmup = Number(warmupArg || 0);
 const BULK = 1000;
 const PHASE_TIMEOUT_MS = 300000;
 const opts = {
@@ -50,7 +53,7 @@ function perJob(before, after, n) {
   return { redisCpuUsPerJob: Math.round(((after.cpuUs - before.cpuUs) * 10) / n) / 10, callsPerJob };
 }
 
-async function processAll(name, concurrency) {
+async function processAll(prefix, jobs, name, concurrency) {
   let done = 0;
   let resolve;
   const finished = new Promise((r) => { resolve = r; });
@@ -75,9 +78,9 @@ async function processAll(name, concurrency) {
   }
 }
 
-async function main() {
-  const admin = new IORedis(connection);
-  const out = { side: 'bullmq', jobs };
+// Both steps with `jobs` jobs under `prefix`; resolves to their figures.
+async function round(admin, prefix, jobs) {
+  const out = {};
   const q1 = new Queue('single', { connection, prefix });
   try {
     let t0 = performance.now();
@@ -86,7 +89,7 @@ async function main() {
     }
     out.add = rate(jobs, performance.now() - t0);
     const before = await stats(admin);
-    out.process1 = rate(jobs, await processAll('single', 1));
+    out.process1 = rate(jobs, await processAll(prefix, jobs, 'single', 1));
     out.profile1 = perJob(before, await stats(admin), jobs);
   } finally {
     await q1.obliterate({ force: true });
@@ -104,12 +107,19 @@ async function main() {
     }
     out.bulkAdd = rate(jobs, performance.now() - t0);
     const before = await stats(admin);
-    out.process16 = rate(jobs, await processAll('bulk', 16));
+    out.process16 = rate(jobs, await processAll(prefix, jobs, 'bulk', 16));
     out.profile16 = perJob(before, await stats(admin), jobs);
   } finally {
     await q16.obliterate({ force: true });
     await q16.close();
   }
+  return out;
+}
+
+async function main() {
+  const admin = new IORedis(connection);
+  if (warmup > 0) await round(admin, `${prefix}-warmup`, warmup);
+  const out = { side: 'bullmq', jobs, warmupJobs: warmup, ...(await round(admin, prefix, jobs)) };
   await admin.quit();
   console.log(JSON.stringify(out));
 }

@@ -36,7 +36,11 @@ import redis.clients.jedis.RedisClient;
  * 86400 s / 1000, removeOnFail 604800 s / 1000. Job ids are caller-chosen ("job-i"), as the application's
  * "T-run" ids are. Processing time runs from Worker.start() to the N-th completed event.
  *
- * <p>Usage: {@code P1Queue <redis-url> <key-prefix> <jobs>}. Prints one JSON line. Deletes its keys.
+ * <p>Both steps first run uncounted with {@code warmup} jobs under {@code <key-prefix>-warmup} (when
+ * {@code warmup} &gt; 0), so that the counted phases time a JVM whose queue code is compiled, not its JIT
+ * compiler (bench/notes/P1.md; the peer's driver does the same).
+ *
+ * <p>Usage: {@code P1Queue <redis-url> <key-prefix> <jobs> [warmup]}. Prints one JSON line. Deletes its keys.
  */
 public final class P1Queue {
 
@@ -49,61 +53,71 @@ public final class P1Queue {
         URI uri = URI.create(args[0]);
         String prefix = args[1];
         int jobs = Integer.parseInt(args[2]);
+        int warmup = args.length > 3 ? Integer.parseInt(args[3]) : 0;
         ConnectionPoolConfig pool = new ConnectionPoolConfig();
         int conns = WorkerOptions.defaults().withConcurrency(16).requiredConnections() + 4;
         pool.setMaxTotal(conns);
         pool.setMaxIdle(conns);
         try (RedisClient redis = RedisClient.builder().fromURI(uri).poolConfig(pool).build()) {
-            StringBuilder out = new StringBuilder("{\"side\":\"ours\",\"jobs\":").append(jobs);
-
-            // 1. single adds, then concurrency 1
-            Queue q1 = new Queue(redis, prefix, "single");
-            try {
-                long t0 = System.nanoTime();
-                for (int i = 0; i < jobs; i++) {
-                    if (q1.add("job-" + i, payload(i), OPTIONS) != AddResult.ADDED) {
-                        throw new IllegalStateException("duplicate job-" + i);
-                    }
-                }
-                double addS = seconds(t0);
-                out.append(",\"add\":").append(rate(jobs, addS));
-                RedisStats before = RedisStats.take(redis);
-                double procS = process(redis, prefix, "single", 1, jobs);
-                RedisStats after = RedisStats.take(redis);
-                out.append(",\"process1\":").append(rate(jobs, procS))
-                        .append(",\"profile1\":").append(RedisStats.perJob(before, after, jobs));
-            } finally {
-                q1.obliterate();
+            if (warmup > 0) {
+                round(redis, prefix + "-warmup", warmup);
             }
-
-            // 2. bulk adds, then concurrency 16
-            Queue q16 = new Queue(redis, prefix, "bulk");
-            try {
-                long t0 = System.nanoTime();
-                List<NewJob> batch = new ArrayList<>(BULK);
-                for (int i = 0; i < jobs; i++) {
-                    batch.add(new NewJob("job-" + i, payload(i), OPTIONS));
-                    if (batch.size() == BULK || i == jobs - 1) {
-                        for (AddResult r : q16.addBulk(batch)) {
-                            if (r != AddResult.ADDED) {
-                                throw new IllegalStateException("duplicate in bulk add");
-                            }
-                        }
-                        batch.clear();
-                    }
-                }
-                double bulkS = seconds(t0);
-                out.append(",\"bulkAdd\":").append(rate(jobs, bulkS));
-                RedisStats before = RedisStats.take(redis);
-                double procS = process(redis, prefix, "bulk", 16, jobs);
-                RedisStats after = RedisStats.take(redis);
-                out.append(",\"process16\":").append(rate(jobs, procS))
-                        .append(",\"profile16\":").append(RedisStats.perJob(before, after, jobs));
-            } finally {
-                q16.obliterate();
-            }
-            System.out.println(out.append('}'));
+            System.out.println("{\"side\":\"ours\",\"jobs\":" + jobs + ",\"warmupJobs\":" + warmup
+                    + round(redis, prefix, jobs) + "}");
         }
+    }
+
+    /** Both steps with {@code jobs} jobs under {@code prefix}; @return their figures as JSON members, each after a comma. */
+    static String round(RedisClient redis, String prefix, int jobs) throws InterruptedException {
+        StringBuilder out = new StringBuilder();
+
+        // 1. single adds, then concurrency 1
+        Queue q1 = new Queue(redis, prefix, "single");
+        try {
+            long t0 = System.nanoTime();
+            for (int i = 0; i < jobs; i++) {
+                if (q1.add("job-" + i, payload(i), OPTIONS) != AddResult.ADDED) {
+                    throw new IllegalStateException("duplicate job-" + i);
+                }
+            }
+            double addS = seconds(t0);
+            out.append(",\"add\":").append(rate(jobs, addS));
+            RedisStats before = RedisStats.take(redis);
+            double procS = process(redis, prefix, "single", 1, jobs);
+            RedisStats after = RedisStats.take(redis);
+            out.append(",\"process1\":").append(rate(jobs, procS))
+                    .append(",\"profile1\":").append(RedisStats.perJob(before, after, jobs));
+        } finally {
+            q1.obliterate();
+        }
+
+        // 2. bulk adds, then concurrency 16
+        Queue q16 = new Queue(redis, prefix, "bulk");
+        try {
+            long t0 = System.nanoTime();
+            List<NewJob> batch = new ArrayList<>(BULK);
+            for (int i = 0; i < jobs; i++) {
+                batch.add(new NewJob("job-" + i, payload(i), OPTIONS));
+                if (batch.size() == BULK || i == jobs - 1) {
+                    for (AddResult r : q16.addBulk(batch)) {
+                        if (r != AddResult.ADDED) {
+                            throw new IllegalStateException("duplicate in bulk add");
+                        }
+                    }
+                    batch.clear();
+                }
+            }
+            double bulkS = seconds(t0);
+            out.append(",\"bulkAdd\":").append(rate(jobs, bulkS));
+            RedisStats before = RedisStats.take(redis);
+            double procS = process(redis, prefix, "bulk", 16, jobs);
+            RedisStats after = RedisStats.take(redis);
+            out.append(",\"process16\":").append(rate(jobs, procS))
+                    .append(",\"profile16\":").append(RedisStats.perJob(before, after, jobs));
+        } finally {
+            q16.obliterate();
+        }
+        return out.toString();
     }
 
     /** Runs a worker with a plain executor until {@code jobs} completed events; @return seconds. */

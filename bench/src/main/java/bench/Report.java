@@ -238,9 +238,13 @@ public final class Report {
                 "processing c=16 ratio %.2f vs ≥ 2.0; Redis CPU %.1f µs per job (BullMQ %.1f) vs ≤ 20", ratio16, cpuOurs,
                 cpuBull));
         meta(d, r);
+        int warmup = r.has("warmupJobs") ? r.get("warmupJobs").getAsInt() : 0;
         d.append(String.format(Locale.ROOT, "%d no-op jobs per phase, %d rounds per side, alternating (ABBA); "
-                + "BullMQ %s with ioredis %s. Medians of the rounds:%n%n", r.get("jobs").getAsInt(),
-                rounds.size() / 2, s(r, "bullmq"), s(r, "ioredis")));
+                + "BullMQ %s with ioredis %s. %s Medians of the rounds:%n%n", r.get("jobs").getAsInt(),
+                rounds.size() / 2, s(r, "bullmq"), s(r, "ioredis"), warmup > 0
+                        ? String.format(Locale.ROOT, "Each driver first runs both steps uncounted with %d jobs in its own"
+                                + " process (JVM / V8 warm).", warmup)
+                        : "No warm-up pass."));
         d.append("| jobs/s (median) | ours | BullMQ | ratio ours/BullMQ |\n|---|---|---|---|\n");
         for (int i = 0; i < metrics.length; i++) {
             d.append("| ").append(labels[i]).append(" | ").append(fmt0(ours[i])).append(" | ").append(fmt0(bull[i]))
