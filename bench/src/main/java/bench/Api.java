@@ -97,10 +97,25 @@ final class Api {
         }
     }
 
+    /** The same POST as {@link #create} over {@code http} (the calling thread's own connection); @return the task's id */
+    UUID create(PlainHttp http, String token, UUID team, String body) throws IOException {
+        PlainHttp.Response r = http.postJson("/api/v1/teams/" + team + "/tasks", token, body);
+        return idOf(r.status(), r.body());
+    }
+
+    /** @return a client of its own on this API's server, for one thread */
+    PlainHttp plainClient() {
+        return new PlainHttp(base);
+    }
+
     static UUID idOf(HttpResponse<String> created) {
-        if (created.statusCode() != 202) {
-            throw new IllegalStateException("expected 202, got " + created.statusCode() + ": " + created.body());
+        return idOf(created.statusCode(), created.body());
+    }
+
+    static UUID idOf(int status, String body) {
+        if (status != 202) {
+            throw new IllegalStateException("expected 202, got " + status + ": " + body);
         }
-        return UUID.fromString(JsonParser.parseString(created.body()).getAsJsonObject().get("id").getAsString());
+        return UUID.fromString(JsonParser.parseString(body).getAsJsonObject().get("id").getAsString());
     }
 }

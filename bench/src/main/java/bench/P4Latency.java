@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  * happened before the client read the answer).
  *
  * <p>Usage: {@code P4Latency latency <base url> <key> <jdbc url> <db user> <tasks> <rate per s>} or
- * {@code P4Latency throughput <base url> <key> <jdbc url> <db user> <tasks> <clients>}. Prints one JSON line.
+ * {@code P4Latency throughput <base url> <key> <jdbc url> <db user> <tasks> <clients> [jdk]}. Prints one JSON line.
  */
 public final class P4Latency {
 
@@ -49,7 +49,7 @@ public final class P4Latency {
             } else if (args[0].equals("engine")) {
                 engine(api, token, db, tasks);
             } else {
-                throughput(api, token, db, tasks, Integer.parseInt(args[6]));
+                throughput(api, token, db, tasks, Integer.parseInt(args[6]), args.length > 7 && args[7].equals("jdk"));
             }
         }
     }
@@ -117,10 +117,21 @@ public final class P4Latency {
                 Arrays.stream(from202).filter(v -> v < 0).count()));
     }
 
-    /** P2 ours: {@code clients} closed loops create {@code tasks} tasks; time until all are COMPLETED. */
-    static void throughput(Api api, String token, Connection db, int tasks, int clients) throws Exception {
-        for (int i = 0; i < 50; i++) { // warm-up
-            Api.idOf(api.create(token, Api.TEAM_IDLE, BODY));
+    /**
+     * P2 ours: {@code clients} closed loops create {@code tasks} tasks; time until all are COMPLETED. Each loop
+     * has its own blocking keep-alive connection ({@link PlainHttp}), or, with {@code jdkClient}, shares the
+     * JDK's {@code HttpClient} as before 2026-12-01 22:50 (for comparing the two).
+     */
+    static void throughput(Api api, String token, Connection db, int tasks, int clients, boolean jdkClient)
+            throws Exception {
+        try (PlainHttp warm = api.plainClient()) {
+            for (int i = 0; i < 50; i++) { // warm-up
+                if (jdkClient) {
+                    Api.idOf(api.create(token, Api.TEAM_IDLE, BODY));
+                } else {
+                    api.create(warm, token, Api.TEAM_IDLE, BODY);
+                }
+            }
         }
         List<UUID> ids = java.util.Collections.synchronizedList(new ArrayList<>());
         java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
@@ -128,10 +139,10 @@ public final class P4Latency {
         long t0 = System.nanoTime();
         for (int c = 0; c < clients; c++) {
             Thread t = new Thread(() -> {
-                try {
+                try (PlainHttp http = api.plainClient()) {
                     while (next.getAndIncrement() < tasks) {
-                        HttpResponse<String> r = api.create(token, Api.TEAM_IDLE, BODY);
-                        ids.add(Api.idOf(r));
+                        ids.add(jdkClient ? Api.idOf(api.create(token, Api.TEAM_IDLE, BODY))
+                                : api.create(http, token, Api.TEAM_IDLE, BODY));
                     }
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
@@ -151,9 +162,9 @@ public final class P4Latency {
         double allS = (System.nanoTime() - t0) / 1e9;
         System.err.printf(Locale.ROOT, "P2 ours: %d tasks created in %.2f s, all COMPLETED after %.2f s: %.0f tasks/s%n",
                 tasks, createdS, allS, tasks / allS);
-        System.out.println(String.format(Locale.ROOT, "{\"tasks\":%d,\"clients\":%d,\"createSeconds\":%.3f,"
-                + "\"createPerSecond\":%.1f,\"allCompletedSeconds\":%.3f,\"tasksPerSecond\":%.1f}",
-                tasks, clients, createdS, tasks / createdS, allS, tasks / allS));
+        System.out.println(String.format(Locale.ROOT, "{\"tasks\":%d,\"clients\":%d,\"httpClient\":\"%s\","
+                + "\"createSeconds\":%.3f,\"createPerSecond\":%.1f,\"allCompletedSeconds\":%.3f,\"tasksPerSecond\":%.1f}",
+                tasks, clients, jdkClient ? "jdk" : "plain", createdS, tasks / createdS, allS, tasks / allS));
     }
 
     /**
