@@ -82,11 +82,7 @@ public final class P1Queue {
             }
             double addS = seconds(t0);
             out.append(",\"add\":").append(rate(jobs, addS));
-            RedisStats before = RedisStats.take(redis);
-            double procS = process(redis, prefix, "single", 1, jobs);
-            RedisStats after = RedisStats.take(redis);
-            out.append(",\"process1\":").append(rate(jobs, procS))
-                    .append(",\"profile1\":").append(RedisStats.perJob(before, after, jobs));
+            measureProcessing(out, redis, prefix, "single", 1, jobs);
         } finally {
             q1.obliterate();
         }
@@ -109,15 +105,24 @@ public final class P1Queue {
             }
             double bulkS = seconds(t0);
             out.append(",\"bulkAdd\":").append(rate(jobs, bulkS));
-            RedisStats before = RedisStats.take(redis);
-            double procS = process(redis, prefix, "bulk", 16, jobs);
-            RedisStats after = RedisStats.take(redis);
-            out.append(",\"process16\":").append(rate(jobs, procS))
-                    .append(",\"profile16\":").append(RedisStats.perJob(before, after, jobs));
+            measureProcessing(out, redis, prefix, "bulk", 16, jobs);
         } finally {
             q16.obliterate();
         }
         return out.toString();
+    }
+
+    /**
+     * Processes the queue's {@code jobs} with {@code concurrency} slots and appends the rate and the Redis
+     * profile per job as {@code "process<concurrency>"} and {@code "profile<concurrency>"}.
+     */
+    static void measureProcessing(StringBuilder out, RedisClient redis, String prefix, String queue, int concurrency,
+            int jobs) throws InterruptedException {
+        RedisStats before = RedisStats.take(redis);
+        double procS = process(redis, prefix, queue, concurrency, jobs);
+        RedisStats after = RedisStats.take(redis);
+        out.append(",\"process").append(concurrency).append("\":").append(rate(jobs, procS))
+                .append(",\"profile").append(concurrency).append("\":").append(RedisStats.perJob(before, after, jobs));
     }
 
     /** Runs a worker with a plain executor until {@code jobs} completed events; @return seconds. */
