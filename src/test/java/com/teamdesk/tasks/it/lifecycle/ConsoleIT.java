@@ -352,8 +352,20 @@ class ConsoleIT {
         });
     }
 
+    /**
+     * Clicks the element {@code by} once it is clickable. The find and the click are one attempt of the bounded
+     * wait, so a live re-render between them (a stale element: the click did not happen) is retried on the new
+     * element instead of failing the scenario.
+     */
     private static void click(By by) {
-        within(WAIT).until(ExpectedConditions.elementToBeClickable(by)).click();
+        within(WAIT).until(d -> {
+            WebElement e = ExpectedConditions.elementToBeClickable(by).apply(d);
+            if (e == null) {
+                return false;
+            }
+            e.click();
+            return true;
+        });
     }
 
     /** A bounded wait that retries when the page replaced an element (live updates re-render rows). */
