@@ -32,9 +32,9 @@ import com.zaxxer.hikari.HikariDataSource;
  * <li>{@code throughput}: time from the first schedule call until every task ran and its row is gone
  * (db-scheduler deletes a one-time task's row when it completes);</li>
  * <li>{@code latency}: one task every 1/rate s; latency = execution start (in the handler) - the instant
- * just before the schedule call.</li>
+ * just before the schedule call, after {@code warm-up tasks} uncounted ones scheduled by 8 threads.</li>
  * </ul>
- * Usage: {@code P2DbScheduler throughput|latency <jdbc url> <user> <tasks> <threads> <clients or rate>}.
+ * Usage: {@code P2DbScheduler throughput|latency <jdbc url> <user> <tasks> <threads> <clients or rate> [warm-up tasks]}.
  */
 public final class P2DbScheduler {
 
@@ -80,6 +80,11 @@ public final class P2DbScheduler {
                     }
                     throughput(ds, scheduler, noop, executed, tasks, threads, Integer.parseInt(args[5]), warmup);
                 } else {
+                    // As P4Latency warms our server: the same number of uncounted tasks by 8 producers first.
+                    int warm = args.length > 6 ? Integer.parseInt(args[6]) : 0;
+                    if (warm > 0) {
+                        round(ds, scheduler, noop, executed, "w-", warm, 8);
+                    }
                     latency(ds, scheduler, noop, executed, started, tasks, Double.parseDouble(args[5]));
                 }
             } finally {
