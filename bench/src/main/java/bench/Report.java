@@ -543,9 +543,25 @@ public final class Report {
         notes(d, figure.substring(0, 2));
     }
 
+    /**
+     * Records the line "P&lt;n&gt; meets / is BELOW its target: …" of a figure; a run whose 1-minute load average
+     * before it was over 2 says so (issue 16: such a run is marked and not quoted).
+     */
     private void verdict(String figure, boolean ok, String text) {
+        JsonObject r = figures.get(figure);
+        String busy = "";
+        if (r != null && r.has("loadBefore")) {
+            String load = s(r, "loadBefore").split(" ")[0];
+            try {
+                if (Double.parseDouble(load) > 2) {
+                    busy = " — load " + load + " before this run, over 2: marked, not to be quoted";
+                }
+            } catch (NumberFormatException e) {
+                busy = " — load before this run unreadable (" + load + ")";
+            }
+        }
         verdicts.add(figure + (ok ? " meets its target: " : " is BELOW its target: ") + text
-                + (ok ? "" : " (see the analysis under " + figure + ")"));
+                + (ok ? "" : " (see the analysis under " + figure + ")") + busy);
     }
 
     private void notes(StringBuilder d, String figure) throws IOException {
