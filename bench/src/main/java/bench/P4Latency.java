@@ -31,7 +31,7 @@ import java.util.concurrent.TimeUnit;
  * reported: claim - instant the client received the 202 (same machine clock, can be negative when the claim
  * happened before the client read the answer).
  *
- * <p>Usage: {@code P4Latency latency <base url> <key> <jdbc url> <db user> <tasks> <rate per s> [warm-up tasks]} or
+ * <p>Usage: {@code P4Latency latency <base url> <key> <jdbc url> <db user> <tasks> <rate per s>} or
  * {@code P4Latency throughput <base url> <key> <jdbc url> <db user> <tasks> <clients> [jdk]}. Prints one JSON line.
  */
 public final class P4Latency {
@@ -45,7 +45,7 @@ public final class P4Latency {
         try (Connection db = DriverManager.getConnection(args[3], args[4], "")) {
             int tasks = Integer.parseInt(args[5]);
             if (args[0].equals("latency")) {
-                latency(api, token, db, tasks, Double.parseDouble(args[6]), args.length > 7 ? Integer.parseInt(args[7]) : 0);
+                latency(api, token, db, tasks, Double.parseDouble(args[6]));
             } else if (args[0].equals("engine")) {
                 engine(api, token, db, tasks);
             } else {
@@ -54,21 +54,8 @@ public final class P4Latency {
         }
     }
 
-    /**
-     * P4: {@code tasks} paced creations at {@code rate} per second after {@code warmup} uncounted tasks made by 8
-     * closed loops (a warm server, as in production and as P2 measures it; db-scheduler gets the same count in
-     * {@code P2DbScheduler latency}), a VACUUM of the ledger (autovacuum's work, off on these machines) and 50
-     * paced-path warm-ups.
-     */
-    static void latency(Api api, String token, Connection db, int tasks, double rate, int warmup) throws Exception {
-        if (warmup > 0) {
-            awaitCompleted(db, createInLoops(api, token, warmup, 8, false));
-            try (var st = db.createStatement()) {
-                st.execute("VACUUM (ANALYZE) background_task");
-                st.execute("VACUUM (ANALYZE) task_result_chunk");
-            }
-        }
-        // warm-up of the paced path: 50 tasks (the JDK client, pools), not counted
+    static void latency(Api api, String token, Connection db, int tasks, double rate) throws Exception {
+        // warm-up: 50 tasks (JIT, pools), not counted
         for (int i = 0; i < 50; i++) {
             Api.idOf(api.create(token, Api.TEAM_IDLE, BODY));
         }
@@ -146,30 +133,10 @@ public final class P4Latency {
                 }
             }
         }
-        long t0 = System.nanoTime();
-        List<UUID> ids = createInLoops(api, token, tasks, clients, jdkClient);
-        double createdS = (System.nanoTime() - t0) / 1e9;
-        awaitCompleted(db, ids);
-        double allS = (System.nanoTime() - t0) / 1e9;
-        System.err.printf(Locale.ROOT, "P2 ours: %d tasks created in %.2f s, all COMPLETED after %.2f s: %.0f tasks/s%n",
-                tasks, createdS, allS, tasks / allS);
-        System.out.println(String.format(Locale.ROOT, "{\"tasks\":%d,\"clients\":%d,\"httpClient\":\"%s\","
-                + "\"createSeconds\":%.3f,\"createPerSecond\":%.1f,\"allCompletedSeconds\":%.3f,\"tasksPerSecond\":%.1f}",
-                tasks, clients, jdkClient ? "jdk" : "plain", createdS, tasks / createdS, allS, tasks / allS));
-    }
-
-    /**
-     * Creates {@code tasks} tasks by {@code clients} closed loops, each on a blocking keep-alive connection of its
-     * own ({@link PlainHttp}) or, with {@code jdkClient}, through the JDK's shared {@code HttpClient}.
-     *
-     * @return the ids of the created tasks
-     * @throws IllegalStateException when fewer than {@code tasks} were created
-     */
-    static List<UUID> createInLoops(Api api, String token, int tasks, int clients, boolean jdkClient)
-            throws InterruptedException {
         List<UUID> ids = java.util.Collections.synchronizedList(new ArrayList<>());
         java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
         List<Thread> threads = new ArrayList<>();
+        long t0 = System.nanoTime();
         for (int c = 0; c < clients; c++) {
             Thread t = new Thread(() -> {
                 try (PlainHttp http = api.plainClient()) {
@@ -187,10 +154,17 @@ public final class P4Latency {
         for (Thread t : threads) {
             t.join(TIMEOUT_MS);
         }
+        double createdS = (System.nanoTime() - t0) / 1e9;
         if (ids.size() != tasks) {
             throw new IllegalStateException("created " + ids.size() + " of " + tasks);
         }
-        return ids;
+        awaitCompleted(db, ids);
+        double allS = (System.nanoTime() - t0) / 1e9;
+        System.err.printf(Locale.ROOT, "P2 ours: %d tasks created in %.2f s, all COMPLETED after %.2f s: %.0f tasks/s%n",
+                tasks, createdS, allS, tasks / allS);
+        System.out.println(String.format(Locale.ROOT, "{\"tasks\":%d,\"clients\":%d,\"httpClient\":\"%s\","
+                + "\"createSeconds\":%.3f,\"createPerSecond\":%.1f,\"allCompletedSeconds\":%.3f,\"tasksPerSecond\":%.1f}",
+                tasks, clients, jdkClient ? "jdk" : "plain", createdS, tasks / createdS, allS, tasks / allS));
     }
 
     /**

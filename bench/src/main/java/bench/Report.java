@@ -192,7 +192,7 @@ public final class Report {
         prev.details(new StringBuilder());
         for (String[] row : prev.summary) {
             JsonObject r = prev.figures.get(row[0].substring(0, 2));
-            String load = r != null && r.has("loadBefore") ? " (" + s(r, "loadBefore").split(" ")[0] + ")" : "";
+            String load = loadBefore(r) != null ? " (" + loadBefore(r) + ")" : "";
             out.put(rowKey(row[0]), row[3] + load);
         }
         return out;
@@ -548,10 +548,9 @@ public final class Report {
      * before it was over 2 says so (issue 16: such a run is marked and not quoted).
      */
     private void verdict(String figure, boolean ok, String text) {
-        JsonObject r = figures.get(figure);
+        String load = loadBefore(figures.get(figure));
         String busy = "";
-        if (r != null && r.has("loadBefore")) {
-            String load = s(r, "loadBefore").split(" ")[0];
+        if (load != null) {
             try {
                 if (Double.parseDouble(load) > 2) {
                     busy = " — load " + load + " before this run, over 2: marked, not to be quoted";
@@ -562,6 +561,11 @@ public final class Report {
         }
         verdicts.add(figure + (ok ? " meets its target: " : " is BELOW its target: ") + text
                 + (ok ? "" : " (see the analysis under " + figure + ")") + busy);
+    }
+
+    /** @return the 1-minute load average before the run of {@code r}, as recorded, or null when not recorded */
+    private static String loadBefore(JsonObject r) {
+        return r != null && r.has("loadBefore") ? s(r, "loadBefore").split(" ")[0] : null;
     }
 
     private void notes(StringBuilder d, String figure) throws IOException {
