@@ -80,7 +80,7 @@ public final class P2DbScheduler {
                     }
                     throughput(ds, scheduler, noop, executed, tasks, threads, Integer.parseInt(args[5]), warmup);
                 } else {
-                    // As P4Latency warms our server: the same number of uncounted tasks by 8 producers first.
+                    // As bench/run warms our server before P4 (P4Latency throughput, 8 clients): as many uncounted tasks first.
                     int warm = args.length > 6 ? Integer.parseInt(args[6]) : 0;
                     if (warm > 0) {
                         round(ds, scheduler, noop, executed, "w-", warm, 8);

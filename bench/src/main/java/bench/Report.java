@@ -192,7 +192,8 @@ public final class Report {
         prev.details(new StringBuilder());
         for (String[] row : prev.summary) {
             JsonObject r = prev.figures.get(row[0].substring(0, 2));
-            String load = loadBefore(r) != null ? " (" + loadBefore(r) + ")" : "";
+            String load = loadBefore(r);
+            load = load != null ? " (" + load + ")" : "";
             out.put(rowKey(row[0]), row[3] + load);
         }
         return out;
