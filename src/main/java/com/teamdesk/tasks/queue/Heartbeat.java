@@ -41,8 +41,9 @@ final class Heartbeat implements Runnable {
                         info(who, startedAt, true).toJson());
                 lastBeatNanos = System.nanoTime();
                 beaten = true;
+                scope.redisOutage().ended();
             } catch (RuntimeException e) {
-                LOG.log(Level.SEVERE, e, () -> "worker " + scope.workerId() + ": heartbeat failed");
+                scope.loopFailed(LOG, e, "heartbeat");
             }
         } while (!awaitBeatRequest(periodMs));
         try {

@@ -2,7 +2,6 @@ package com.teamdesk.tasks.queue;
 
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -66,7 +65,7 @@ final class Housekeeping implements Runnable {
                         + " finished job records");
             }
         } catch (RuntimeException e) {
-            LOG.log(Level.SEVERE, e, () -> "worker " + scope.workerId() + ": retention trim failed");
+            scope.loopFailed(LOG, e, "retention trim");
         }
     }
 
@@ -77,7 +76,7 @@ final class Housekeeping implements Runnable {
             stalled = scope.store().moveStalledJobs(options.maxStalledCount(), guardTtlMs(options.stalledIntervalMs()),
                     Worker.STALLED_REASON);
         } catch (RuntimeException e) {
-            LOG.log(Level.SEVERE, e, () -> "worker " + scope.workerId() + ": stalled check failed");
+            scope.loopFailed(LOG, e, "stalled check");
             return;
         }
         for (QueueStore.Stalled s : stalled) {

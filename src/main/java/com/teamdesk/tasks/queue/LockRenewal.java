@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -70,8 +69,7 @@ final class LockRenewal implements Runnable {
                 }
             }
         } catch (RuntimeException e) {
-            LOG.log(Level.SEVERE, e, () -> "worker " + scope.workerId() + ": renewing locks failed; retrying in "
-                    + scope.options().lockRenewMs() + " ms");
+            scope.loopFailed(LOG, e, "renewing locks (every " + scope.options().lockRenewMs() + " ms)");
         }
     }
 }

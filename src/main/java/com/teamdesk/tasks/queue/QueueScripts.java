@@ -22,6 +22,8 @@ final class QueueScripts {
     static final LuaScript COMPLETE = LuaScript.fromClasspath("complete");
     /** Fails one execution under its lock: retry after the backoff (R4) or fail for good; optionally fetches. */
     static final LuaScript FAIL = LuaScript.fromClasspath("fail");
+    /** Issue 28: puts an execution's job back in delayed under its lock without counting an attempt. */
+    static final LuaScript DEFER = LuaScript.fromClasspath("defer");
     /** R6: extends the locks still held by their executions. */
     static final LuaScript EXTEND_LOCKS = LuaScript.fromClasspath("extendLocks");
     /** Records progress under the lock (R6). */

@@ -347,6 +347,18 @@ final class QueueStore {
         return new Finish(false, (int) num(r.get(1)), exhausted, next);
     }
 
+    /**
+     * Issue 28: puts {@code job} back in delayed for {@code delayMs} under its lock (R6) without counting an
+     * execution ({@code attemptsMade} unchanged); see defer.lua.
+     *
+     * @return false when the lock was lost (nothing changed)
+     */
+    boolean defer(FetchedJob job, long delayMs, String reason) {
+        List<Object> r = list(QueueScripts.DEFER.eval(redis, List.of(keys.active(), keys.delayed(), keys.marker()),
+                List.of(keys.jobPrefix(), job.id(), job.token(), Long.toString(Math.max(1, delayMs)), reason)));
+        return num(r.get(0)) > 0;
+    }
+
     /** Makes the next complete and the next exhausting fail write their retention to meta again. */
     void forgetRecordedRetention() {
         recordedOnComplete.set(null);

@@ -51,6 +51,8 @@ public final class Worker implements AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger(Worker.class.getName());
     private static final long ERROR_PAUSE_MS = 1_000;
+    /** Longest single wait of the fetch loop at a closed {@link FetchGate}, in ms. */
+    private static final long GATE_WAIT_MS = 1_000;
 
     private enum Phase { NEW, RUNNING, CLOSING, CLOSED }
 
@@ -78,6 +80,9 @@ public final class Worker implements AutoCloseable {
     private final LockRenewal lockRenewal;
     private final Housekeeping housekeeping;
     private final Heartbeat heartbeat;
+    private volatile FetchGate fetchGate = maxWaitMs -> true;
+    private final OutageLog redisOutage;
+    private final WorkerScope scope;
 
     /**
      * Creates a stopped worker; call {@link #start()}.
@@ -104,7 +109,8 @@ public final class Worker implements AutoCloseable {
         this.wakeKey = store.keys().wake(workerId);
         this.slots = new SlotPool(options.concurrency());
         this.completer = new Completer(store, options.lockDurationMs());
-        WorkerScope scope = new WorkerScope(store, options, workerId, stopSignal);
+        this.redisOutage = new OutageLog(LOG, "worker " + workerId + ": Redis");
+        this.scope = new WorkerScope(store, options, workerId, stopSignal, redisOutage);
         this.lockRenewal = new LockRenewal(scope);
         this.housekeeping = new Housekeeping(scope, listeners);
         this.heartbeat = new Heartbeat(scope, slots::busy);
@@ -120,6 +126,18 @@ public final class Worker implements AutoCloseable {
                         + "; slots will wait for connections");
             }
         }
+    }
+
+    /**
+     * Sets the gate the fetch loop asks before it takes a new job (issue 28: a processor whose own store is
+     * unreachable stops the worker from fetching jobs it could not run). Default: always open. May be set
+     * before or after {@link #start()}.
+     *
+     * @param gate the gate
+     * @throws NullPointerException if {@code gate} is null
+     */
+    public void setFetchGate(FetchGate gate) {
+        this.fetchGate = Objects.requireNonNull(gate, "gate");
     }
 
     /** @return this worker's random id, used in its heartbeat key */
@@ -268,16 +286,19 @@ public final class Worker implements AutoCloseable {
                             + "no more jobs are taken");
                     break;
                 }
+                if (!gateOpen()) {
+                    continue; // the gate is closed: asked again (the loop ends when the worker closes)
+                }
                 if (!slots.take()) {
                     continue; // closed (the loop ends) or interrupted (logged above)
                 }
                 QueueStore.Fetch fetch;
                 try {
                     fetch = store.moveToActive(newToken(), options.lockDurationMs());
+                    redisOutage.ended();
                 } catch (RuntimeException e) {
                     slots.giveBack();
-                    LOG.log(Level.SEVERE, e, () -> "worker " + workerId + ": fetching a job failed; retrying in "
-                            + ERROR_PAUSE_MS + " ms");
+                    scope.loopFailed(LOG, e, "fetching jobs (retried every " + ERROR_PAUSE_MS + " ms)");
                     Waits.await(closing, ERROR_PAUSE_MS);
                     continue;
                 }
@@ -312,14 +333,27 @@ public final class Worker implements AutoCloseable {
         long timeoutMs = nextDueInMs < 0 ? MAX_BLOCK_MS : Math.min(nextDueInMs - REDIS_TIMEOUT_SLACK_MS, MAX_BLOCK_MS);
         try {
             String popped = store.awaitMarker(timeoutMs, wakeKey);
+            redisOutage.ended();
             if (popped != null && !popped.equals(wakeKey) && phase.get() != Phase.RUNNING) {
                 store.restoreMarker(); // leave the wake-up for a worker that will act on it
             }
         } catch (RuntimeException e) {
-            LOG.log(Level.SEVERE, e, () -> "worker " + workerId + ": waiting for jobs failed; retrying in "
-                    + ERROR_PAUSE_MS + " ms");
+            scope.loopFailed(LOG, e, "waiting for jobs (retried every " + ERROR_PAUSE_MS + " ms)");
             Waits.await(closing, ERROR_PAUSE_MS);
         }
+    }
+
+    /** Asks the fetch gate, at most {@value #GATE_WAIT_MS} ms at a time so that close() is seen promptly. */
+    private boolean gateOpen() {
+        try {
+            if (fetchGate.awaitOpen(GATE_WAIT_MS)) {
+                return true;
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, e, () -> "worker " + workerId + ": the fetch gate failed; fetching anyway");
+            return true;
+        }
+        return false;
     }
 
     /** Hands a job the fetch loop fetched (holding a slot) to a new slot task. */
@@ -357,6 +391,10 @@ public final class Worker implements AutoCloseable {
             error = e;
         }
         lockRenewal.untrack(job); // the finishing script releases the lock
+        if (error instanceof JobDeferredException deferred) {
+            defer(job, deferred);
+            return null; // the slot goes back: the fetch loop asks the fetch gate before it takes more work
+        }
         String nextToken = phase.get() == Phase.RUNNING ? newToken() : null;
         QueueStore.Finish finish;
         String reason = null;
@@ -392,6 +430,24 @@ public final class Worker implements AutoCloseable {
             listeners.emit(l -> l.failed(job.id(), finish.attemptsMade(), finish.exhausted(), why));
         }
         return finish.next() == null ? null : track(finish.next());
+    }
+
+    /** Issue 28: back to delayed under the lock, no attempt counted; a lost lock leaves it to the stalled check. */
+    private void defer(RunningJob job, JobDeferredException deferred) {
+        boolean moved;
+        try {
+            moved = store.defer(job.fetched(), deferred.delayMs(), reasonOf(deferred));
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, e, () -> "worker " + workerId + ": could not defer job " + job.id()
+                    + "; it is left to the stalled check");
+            return;
+        }
+        if (!moved) {
+            LOG.warning(() -> "worker " + workerId + ": lock of job " + job.id() + " was lost; its deferral is dropped"
+                    + " and the job is left to the stalled check");
+            return;
+        }
+        listeners.emit(l -> l.deferred(job.id(), deferred.delayMs(), reasonOf(deferred)));
     }
 
     private RunningJob track(QueueStore.FetchedJob fetched) {

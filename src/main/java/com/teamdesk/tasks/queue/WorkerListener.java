@@ -30,6 +30,17 @@ public interface WorkerListener {
     }
 
     /**
+     * An execution was deferred ({@link JobDeferredException}): the job is back in delayed for {@code delayMs}
+     * with {@code attemptsMade} unchanged (issue 28).
+     *
+     * @param jobId   the job id
+     * @param delayMs how long until it may be fetched again, in ms
+     * @param reason  the processor's fixed reason
+     */
+    default void deferred(String jobId, long delayMs, String reason) {
+    }
+
+    /**
      * A job's lock expired while it was active (R6); the job went back to waiting, or to failed when it
      * stalled more than {@link WorkerOptions#maxStalledCount()} times (then {@link #failed} follows).
      * Emitted by the worker whose stalled check found it, which need not be the one that ran it.

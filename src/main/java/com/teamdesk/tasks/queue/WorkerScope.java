@@ -1,5 +1,8 @@
 package com.teamdesk.tasks.queue;
 
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -10,8 +13,23 @@ import java.util.concurrent.CountDownLatch;
  * @param options    the worker's settings
  * @param workerId   the worker's id
  * @param stopSignal released when the worker stops
+ * @param redisOutage the worker's one log of Redis connection failures (issue 28: a line when an outage begins
+ *                   and one when it ends, whichever loop sees them)
  */
-record WorkerScope(QueueStore store, WorkerOptions options, String workerId, CountDownLatch stopSignal) {
+record WorkerScope(QueueStore store, WorkerOptions options, String workerId, CountDownLatch stopSignal,
+                   OutageLog redisOutage) {
+
+    /**
+     * Logs a failure of one of the worker's loops: a Redis connection failure through {@link #redisOutage}
+     * (one line per outage), anything else at SEVERE with its stack trace, as before.
+     */
+    void loopFailed(Logger log, RuntimeException e, String what) {
+        if (RedisFaults.isConnectionFailure(e)) {
+            redisOutage.failed(e, what + " failed; the worker retries");
+        } else {
+            log.log(Level.SEVERE, e, () -> "worker " + workerId + ": " + what + " failed");
+        }
+    }
 
     /** Waits up to {@code ms} for the stop signal; @return true when the worker stopped. */
     boolean awaitStop(long ms) {

@@ -25,6 +25,11 @@ final class Events implements WorkerListener {
     }
 
     @Override
+    public void deferred(String jobId, long delayMs, String reason) {
+        record(new Event("deferred", jobId, -1, false, reason, -1));
+    }
+
+    @Override
     public void stalled(String jobId) {
         record(new Event("stalled", jobId, -1, false, null, -1));
     }
