@@ -95,12 +95,20 @@ function renderOverview(box, o) {
     : empty('Nothing is running.'));
 }
 
+// Issue 28: the instance's clock against PostgreSQL's (the ledger uses PostgreSQL's; over 1 s is worth a look).
+function clockOffset(ms) {
+  if (ms === null || ms === undefined) return '';
+  const off = Math.abs(ms) > 1000;
+  return h('span.clock-offset' + (off ? '.warn' : ''), { title: 'PostgreSQL minus this instance' },
+    ` · clock ${ms >= 0 ? '+' : '−'}${Math.abs(ms)} ms`);
+}
+
 function renderTimers(box, page) {
   const rows = [];
   for (const inst of page.items) {
     for (const t of inst.timers) {
       rows.push(h('tr#timer-' + t.name + (inst.thisInstance ? '' : '-' + inst.instance), { 'data-paused': String(t.paused) },
-        h('th', { scope: 'row' }, t.name), h('td.mono', inst.instance + (inst.thisInstance ? ' (this)' : '')),
+        h('th', { scope: 'row' }, t.name), h('td.mono', inst.instance + (inst.thisInstance ? ' (this)' : ''), clockOffset(inst.clockOffsetMs)),
         h('td.timer-state', t.paused ? h('span.badge', { 'data-status': 'CANCELLED' }, 'Paused') : h('span.badge', { 'data-status': 'COMPLETED' }, 'Active')),
         h('td', t.schedule || '—'), h('td', time(t.nextTimeout)), h('td', time(t.lastEnd || t.lastStart)),
         h('td', t.lastOutcome || '—'), h('td.num', `${t.runs} / ${t.failures}`),

@@ -31,8 +31,11 @@ import jakarta.ejb.Singleton;
         name = AppDataSource.NAME,
         className = "org.postgresql.ds.PGSimpleDataSource",
         url = "${MPCONFIG=teamdesk.db.url}",
-        user = "${MPCONFIG=teamdesk.db.user:}",
-        password = "${MPCONFIG=teamdesk.db.password:}",
+        // The defaults are repeated here: these placeholders do not see META-INF/microprofile-config.properties
+        // (issue 28: with only TEAMDESK_DB_URL set the pool connected as the OS user). SchemaMigration checks
+        // the role the pool got against teamdesk.db.user and fails the deployment when they differ.
+        user = "${MPCONFIG=teamdesk.db.user:teamdesk}",
+        password = "${MPCONFIG=teamdesk.db.password:teamdesk}",
         minPoolSize = AppDataSource.MIN_POOL,
         maxPoolSize = AppDataSource.MAX_POOL,
         // Every connection of the pool has the same user and properties, so matching a free connection

@@ -22,9 +22,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
@@ -40,8 +40,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * worker's fetch, stalled-check and heartbeat loops, dispatch and the API).</li>
  * </ul>
  * At startup and every 5 minutes it reads PostgreSQL's {@code max_connections} and
- * {@code superuser_reserved_connections}, counts the live instances (queue worker heartbeats and the
- * timers' status reports of the last 2 minutes, at least this one) and logs a WARNING when the settings
+ * {@code superuser_reserved_connections}, counts the live instances (queue worker heartbeats that have
+ * not expired and timer reports of the last {@link #LIVE_REPORT_AGE}, at least this one) and logs a WARNING when the settings
  * need more than the pool, or when the instances' connections together do not fit. A fresh verdict is
  * shown by {@code GET /api/v1/admin/capacity}. Best effort: a failed check is logged and retried.
  */
@@ -86,6 +86,9 @@ public class ConnectionBudget {
 
     @Inject
     RedisResources redis;
+
+    @Inject
+    java.time.Clock clock;
 
     @Inject
     @ConfigProperty(name = "teamdesk.worker.concurrency", defaultValue = "4")
@@ -146,9 +149,10 @@ public class ConnectionBudget {
             LOG.log(Level.WARNING, "connection budget not checked: " + e);
             return new Verdict(1, AppDataSource.MAX_POOL + OUTSIDE_POOL, AppDataSource.MAX_POOL,
                     poolNeeded(httpThreads, concurrency), redisPool(concurrency), -1, -1, false,
-                    "PostgreSQL could not be asked for max_connections: " + e.getMessage(), Instant.now());
+                    "PostgreSQL could not be asked for max_connections: " + e.getMessage(), clock.instant());
         }
-        int instances = instances();
+        Live live = instances();
+        int instances = live.count();
         int perInstance = AppDataSource.MAX_POOL + OUTSIDE_POOL;
         int needed = poolNeeded(httpThreads, concurrency);
         int total = instances * perInstance + reserved + HEADROOM;
@@ -160,9 +164,9 @@ public class ConnectionBudget {
                 + instances + " instance(s) × " + perInstance + " PostgreSQL connections + " + reserved
                 + " reserved + " + HEADROOM + " headroom = " + total + (total <= maxConnections ? " <= " : " > ")
                 + "max_connections " + maxConnections + " (fits " + instancesThatFit(maxConnections, reserved, perInstance)
-                + " instance(s))";
+                + " instance(s)); alive now: " + live.names();
         Verdict v = new Verdict(instances, perInstance, AppDataSource.MAX_POOL, needed, redisPool(concurrency),
-                maxConnections, reserved, fits, message, Instant.now());
+                maxConnections, reserved, fits, message, clock.instant());
         Verdict before = last;
         last = v;
         if (!fits && (before == null || before.fits() || before.instances() != instances)) {
@@ -174,18 +178,27 @@ public class ConnectionBudget {
         return v;
     }
 
-    /** Live instances: queue workers with a heartbeat and timer reports of the last 2 minutes, by host; at least 1. */
-    private int instances() {
-        Set<String> live = new HashSet<>();
+    /**
+     * How old the last timer report of an instance may be for it to count as alive: three dispatch ticks
+     * (the timers report after every tick, every 5 s). Issue 28: a 2-minute window counted instances killed
+     * in the last two minutes as alive, and a soak with restarts warned of six instances where two ran.
+     */
+    static final Duration LIVE_REPORT_AGE = Duration.ofSeconds(15);
+
+    /**
+     * Live instances: queue workers whose heartbeat key is alive (it expires with its TTL, R22) and instances
+     * whose timers reported within {@link #LIVE_REPORT_AGE}; at least this one. The larger of the two counts.
+     */
+    private Live instances() {
+        Set<String> workers = new TreeSet<>();
+        Set<String> reporting = new TreeSet<>();
         try {
             for (WorkerInfo w : redis.taskQueue().workers()) {
                 if (w.live()) {
-                    live.add("worker " + w.id());
+                    workers.add(w.host());
                 }
             }
-            int workers = live.size();
-            Set<String> reporting = new HashSet<>();
-            Instant fresh = Instant.now().minus(Duration.ofMinutes(2));
+            Instant fresh = clock.instant().minus(LIVE_REPORT_AGE); // the reports carry PostgreSQL's time (R37)
             for (Map.Entry<String, String> e : redis.redis().hgetAll(redis.prefix() + ":timers").entrySet()) {
                 try (JsonReader r = Jsons.PROVIDER.createReader(new StringReader(e.getValue()))) {
                     JsonObject o = r.readObject();
@@ -196,11 +209,15 @@ public class ConnectionBudget {
                     LOG.fine(() -> "unreadable timer report " + e.getKey());
                 }
             }
-            reporting.add(InstanceId.get());
-            return Math.max(1, Math.max(workers, reporting.size()));
         } catch (RuntimeException e) {
             LOG.fine(() -> "instances not counted: " + e);
-            return 1;
         }
+        reporting.add(InstanceId.get());
+        return workers.size() > reporting.size() ? new Live(workers.size(), "workers " + String.join(", ", workers))
+                : new Live(reporting.size(), "instances " + String.join(", ", reporting));
+    }
+
+    /** How many instances are alive, and which (for the warning). */
+    private record Live(int count, String names) {
     }
 }

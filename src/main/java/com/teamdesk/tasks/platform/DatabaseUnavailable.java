@@ -1,4 +1,4 @@
-package com.teamdesk.tasks.web;
+package com.teamdesk.tasks.platform;
 
 import java.sql.SQLException;
 import java.util.ArrayDeque;
@@ -24,8 +24,11 @@ import java.util.Set;
  * physical connection.</li>
  * </ul>
  * Causes and {@link SQLException#getNextException() next exceptions} are followed, each at most once.
+ *
+ * <p>Used by the API (503 instead of 500) and by the task engine (issue 28: such an error is the
+ * infrastructure's, not the task's, and is never counted as one of its attempts).
  */
-final class DatabaseUnavailable {
+public final class DatabaseUnavailable {
     /** Most exceptions looked at in one chain: a bound against odd, very long chains. */
     private static final int MAX_VISITED = 64;
 
@@ -33,7 +36,7 @@ final class DatabaseUnavailable {
     }
 
     /** @return whether {@code e} or one of its causes says the database is lost or unreachable */
-    static boolean isCause(Throwable e) {
+    public static boolean isCause(Throwable e) {
         Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
         Deque<Throwable> todo = new ArrayDeque<>();
         if (e != null) {

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.logging.Logger;
@@ -41,8 +42,14 @@ public class SchemaMigration {
     @ConfigProperty(name = "teamdesk.demo.seed", defaultValue = "false")
     boolean demoSeed;
 
+    /** The role the pool must connect as (MicroProfile Config: environment, then the WAR's defaults). */
+    @Inject
+    @ConfigProperty(name = "teamdesk.db.user", defaultValue = "teamdesk")
+    String dbUser;
+
     @PostConstruct
     void migrate() {
+        checkRole();
         Flyway flyway = Flyway.configure()
                 .dataSource(dataSource)
                 .locations("classpath:db/migration")
@@ -55,6 +62,31 @@ public class SchemaMigration {
                 + version);
         if (demoSeed) {
             seedDemoData();
+        }
+    }
+
+    /**
+     * Issue 28: the datasource's {@code ${MPCONFIG=…}} placeholders do not see the WAR's own
+     * {@code microprofile-config.properties}, so their defaults are repeated in {@link AppDataSource}. This
+     * check makes a disagreement loud: when the pool's role is not {@code teamdesk.db.user}, the deployment
+     * fails with a message saying so (and {@code /health} answers 503) instead of creating every table owned
+     * by whatever role the connection happened to get.
+     *
+     * @throws IllegalStateException when the roles differ or PostgreSQL cannot be asked
+     */
+    void checkRole() {
+        try (Connection c = dataSource.getConnection(); Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT current_user")) {
+            rs.next();
+            String role = rs.getString(1);
+            if (!role.equals(dbUser)) {
+                throw new IllegalStateException("The datasource connected to PostgreSQL as role '" + role
+                        + "', but teamdesk.db.user (TEAMDESK_DB_USER) is '" + dbUser + "'. Set TEAMDESK_DB_USER and"
+                        + " TEAMDESK_DB_PASSWORD in the environment of the server; nothing was migrated.");
+            }
+            LOG.info(() -> "Datasource connects as role " + role);
+        } catch (SQLException e) {
+            throw new IllegalStateException("PostgreSQL could not be asked for the datasource's role: " + e.getMessage(), e);
         }
     }
 

@@ -31,9 +31,8 @@ import java.util.logging.Logger;
 public class TaskDispatcher {
     private static final Logger LOG = Logger.getLogger(TaskDispatcher.class.getName());
 
-    /** {@code lastError} when the queue gave up on a run whose worker stopped (R20). */
-    public static final String QUEUE_FAILED_MESSAGE =
-            "The task stopped responding and could not be completed; you can retry it.";
+    /** {@code lastError} when the queue gave up on a run whose worker stopped (R20): {@link FailureCause#STALLED}. */
+    public static final String QUEUE_FAILED_MESSAGE = FailureCause.STALLED.lastError();
 
     @Inject
     JdbcTaskLedger ledger;
@@ -96,7 +95,10 @@ public class TaskDispatcher {
      * R20 for one locked WAITING run whose queue job should exist: decides from the queue's record.
      * Missing → added again; COMPLETED while the ledger still waits (an execution returned after
      * losing its lease) → removed and added again; FAILED (always exhausted in the queue) →
-     * the ledger becomes FAILED; WAITING, DELAYED or ACTIVE → the queue still owns it.
+     * the ledger becomes FAILED with the {@link FailureCause} the queue's reason names, except for a run
+     * that no execution ever claimed (attempts 0), which is removed and added again (issue 28: an outage
+     * or a worker lost between fetch and claim is not the task's failure); WAITING, DELAYED or ACTIVE →
+     * the queue still owns it.
      */
     @Transactional(TxType.MANDATORY)
     void reconcile(TaskJobId job, Instant now) {
@@ -113,7 +115,15 @@ public class TaskDispatcher {
         });
         switch (record.get().state()) {
             case FAILED -> {
-                if (ledger.failFromQueue(job, QUEUE_FAILED_MESSAGE, now)) {
+                FailureCause cause = FailureCause.ofQueueReason(record.get().failedReason());
+                if (cause != FailureCause.DATABASE_UNREACHABLE && neverClaimed(job)) {
+                    // issue 28: no execution of this run ever reached the ledger, so the queue's failure is not
+                    // the task's (an outage, a worker lost between fetch and claim): the run is dispatched again
+                    queue.remove(job.toString());
+                    add(job, now, "failed in the queue (" + record.get().failedReason() + ") but never claimed");
+                    return;
+                }
+                if (ledger.failFromQueue(job, cause.lastError(), now)) {
                     LOG.warning(() -> "task.reconcile " + job + ": queue failed the run ("
                             + record.get().failedReason() + "); ledger FAILED");
                 }
@@ -186,6 +196,11 @@ public class TaskDispatcher {
         record.ifPresent(r -> LOG.info(() -> "task.reconcile " + job + ": removed the " + r.state()
                 + " queue record of a cancelled run"));
         return true;
+    }
+
+    /** @return whether the run's row is at that run with no attempt recorded (no claim reached the ledger) */
+    private boolean neverClaimed(TaskJobId job) {
+        return ledger.find(job.taskId()).filter(t -> t.run() == job.run() && t.attempts() == 0).isPresent();
     }
 
     private void add(TaskJobId job, Instant now, String why) {

@@ -21,7 +21,8 @@ import org.eclipse.microprofile.health.Readiness;
  * Readiness of this server (served at {@code /health}): PostgreSQL answers, Redis answers, when the
  * worker is enabled it runs and wrote its heartbeat within the heartbeat TTL (R22; a missing
  * heartbeat key is republished at once, see {@link Worker#isLive()}), and JTA transactions hold on
- * the worker's and the timers' threads (their startup enlistment probes passed, issue 10).
+ * the worker's and the timers' threads (their startup enlistment probes passed, issue 10), and the
+ * {@link LedgerBreaker} is closed (issue 28).
  */
 @Readiness
 @ApplicationScoped
@@ -40,6 +41,9 @@ public class TaskHealthCheck implements HealthCheck {
     EnlistmentGuard enlistment;
 
     @Inject
+    LedgerBreaker breaker;
+
+    @Inject
     @ConfigProperty(name = "teamdesk.timers.enabled", defaultValue = "true")
     boolean timersEnabled;
 
@@ -55,6 +59,9 @@ public class TaskHealthCheck implements HealthCheck {
             b.withData("database", "DOWN: " + e.getClass().getSimpleName());
             up = false;
         }
+        // issue 28: DOWN while this instance's breaker says the ledger is unreachable (liveness stays UP)
+        b.withData("ledger", breaker.describe());
+        up &= !breaker.isOpen();
         try {
             redis.redis().ping();
             b.withData("redis", "UP");

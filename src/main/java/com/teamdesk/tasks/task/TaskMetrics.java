@@ -54,6 +54,9 @@ public class TaskMetrics {
             counter("teamdesk_tasks_failed", "Runs failed for good", "kind", kind.name());
             counter("teamdesk_tasks_cancelled", "Tasks cancelled", "kind", kind.name());
         }
+        for (String cause : java.util.List.of("database", "redis")) {
+            deferred(cause, 0);
+        }
         for (String timer : java.util.List.of("dispatch", "recovery", "purge")) {
             sweep(timer, Duration.ZERO, 0);
         }
@@ -100,6 +103,20 @@ public class TaskMetrics {
     public void leaseLost() {
         registry.counter(Metadata.builder().withName("teamdesk_task_lease_lost")
                 .withDescription("Executions that lost their lease (R9)").build()).inc();
+    }
+
+    /**
+     * An execution met an infrastructure outage and was deferred without using an attempt (issue 28).
+     *
+     * @param cause {@code database} or {@code redis}
+     */
+    public void deferred(String cause) {
+        deferred(cause, 1);
+    }
+
+    private void deferred(String cause, long n) {
+        counter("teamdesk_task_deferred", "Executions deferred by an infrastructure outage, no attempt used (issue 28)",
+                "cause", cause).inc(n);
     }
 
     /** The queue's stalled check moved a job back or failed it (R6). */

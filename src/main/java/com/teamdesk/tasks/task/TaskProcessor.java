@@ -2,7 +2,9 @@ package com.teamdesk.tasks.task;
 
 import com.teamdesk.tasks.queue.FlatCombiner;
 import com.teamdesk.tasks.queue.Job;
+import com.teamdesk.tasks.queue.JobDeferredException;
 import com.teamdesk.tasks.queue.JobProcessor;
+import com.teamdesk.tasks.queue.RedisFaults;
 import com.teamdesk.tasks.queue.UnrecoverableJobException;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -31,6 +33,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * too long.</li>
  * </ul>
  * A cancelled task (R23) has no lease: its execution stops with {@link LeaseLost} at its next write.
+ *
+ * <p>Before any of these, an error that is the infrastructure's (the ledger or Redis unreachable, at the claim
+ * or later) is not an attempt: the execution is deferred ({@link #infrastructureFault}, issue 28).
  */
 @ApplicationScoped
 public class TaskProcessor implements JobProcessor {
@@ -61,6 +66,12 @@ public class TaskProcessor implements JobProcessor {
     @Inject
     TaskKinds kinds;
 
+    @Inject
+    LedgerBreaker breaker;
+
+    /** Deferral of an execution that met a Redis outage (issue 28), in ms. */
+    static final long REDIS_DEFERRAL_MS = 5_000;
+
     /**
      * Most claims combined into one statement (issue 16); 1, the default, claims each job with a statement
      * of its own (measured faster: docs/decisions.md "Combined claims and completions").
@@ -77,8 +88,13 @@ public class TaskProcessor implements JobProcessor {
     @Override
     public void process(Job job) throws Exception {
         TaskJobId jobId = TaskJobId.parse(job.id());
-        Optional<JdbcTaskLedger.Claim> claim = claim(new JdbcTaskLedger.ClaimRequest(jobId.taskId(), jobId.run(),
-                job.attemptsMade(), job.workerId(), clock.instant()));
+        Optional<JdbcTaskLedger.Claim> claim;
+        try {
+            claim = claim(new JdbcTaskLedger.ClaimRequest(jobId.taskId(), jobId.run(), job.attemptsMade(),
+                    job.workerId(), clock.instant()));
+        } catch (RuntimeException e) {
+            throw infrastructureFault(jobId, "claim", e).orElseThrow(() -> e);
+        }
         if (claim.isEmpty()) {
             LOG.info(() -> "task.claim skipped " + jobId + ": not WAITING/RUNNING at this run");
             return;
@@ -99,6 +115,10 @@ public class TaskProcessor implements JobProcessor {
             metrics.leaseLost();
             LOG.info(() -> "task.lease_lost " + jobId + ": " + e.getMessage());
         } catch (Exception e) {
+            Optional<RuntimeException> fault = infrastructureFault(jobId, "execution", e);
+            if (fault.isPresent()) {
+                throw fault.get();
+            }
             onFailure(execution, job, e);
         } finally {
             metrics.runDuration(task.kind(), Duration.ofNanos(System.nanoTime() - started));
@@ -125,6 +145,36 @@ public class TaskProcessor implements JobProcessor {
         }
     }
 
+    /**
+     * Issue 28: an error that is the infrastructure's (the ledger unreachable: {@link LedgerBreaker}; Redis
+     * unreachable) is not one of the task's attempts. The execution is deferred without a ledger write (the
+     * row keeps this execution's lease; the next execution's claim takes it over, R7) and the queue puts the
+     * job back in delayed with {@code attemptsMade} unchanged. Only when the ledger's outage has outlasted
+     * its budget does the run fail, for good, with {@link FailureCause#DATABASE_UNREACHABLE}, which
+     * reconciliation writes to the ledger once it answers again (R20).
+     *
+     * @return the exception to throw to the queue, or empty when {@code error} is the task's own
+     */
+    private Optional<RuntimeException> infrastructureFault(TaskJobId jobId, String where, Exception error) {
+        if (breaker.failed(error, where + " of " + jobId)) {
+            if (breaker.budgetExhausted()) {
+                LOG.warning(() -> "task.deferral_budget_exhausted " + jobId + ": the ledger has been unreachable"
+                        + " for longer than " + breaker.outageBudget() + "; the run fails");
+                return Optional.of(new UnrecoverableJobException(FailureCause.DATABASE_UNREACHABLE.queueReason(), error));
+            }
+            long delayMs = breaker.deferralDelayMs();
+            metrics.deferred("database");
+            LOG.fine(() -> "task.deferred " + jobId + " (" + where + "): ledger unreachable, again in " + delayMs + " ms");
+            return Optional.of(new JobDeferredException(FailureCause.DATABASE_UNREACHABLE.queueReason(), delayMs, error));
+        }
+        if (RedisFaults.isConnectionFailure(error)) {
+            metrics.deferred("redis");
+            LOG.fine(() -> "task.deferred " + jobId + " (" + where + "): Redis unreachable: " + error);
+            return Optional.of(new JobDeferredException("infrastructure: redis unreachable", REDIS_DEFERRAL_MS, error));
+        }
+        return Optional.empty();
+    }
+
     /** R11/R12: classify, report under the lease, rethrow only when the report was allowed. */
     private void onFailure(Execution execution, Job job, Exception error) throws Exception {
         Lease lease = execution.lease();
@@ -140,6 +190,7 @@ public class TaskProcessor implements JobProcessor {
         } catch (RuntimeException reportError) {
             // The ledger could not be written: still tell the queue, the 2-minute sweep heals the row (R19).
             error.addSuppressed(reportError);
+            breaker.failed(reportError, "failure report of " + job.id());
             reported = true;
         }
         if (!reported) {

@@ -3,6 +3,7 @@ package com.teamdesk.tasks.task;
 import com.teamdesk.tasks.platform.Transactions;
 import com.teamdesk.tasks.platform.TxSite;
 import com.teamdesk.tasks.common.Jsons;
+import com.teamdesk.tasks.platform.DatabaseClock;
 import com.teamdesk.tasks.platform.InstanceId;
 import com.teamdesk.tasks.platform.RedisResources;
 import jakarta.annotation.PostConstruct;
@@ -60,7 +61,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  */
 @Singleton
 @Startup
-@DependsOn("SchemaMigration")
+@DependsOn({"SchemaMigration", "ClockSync"})
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
 @TransactionManagement(TransactionManagementType.BEAN)
 public class TaskTimers {
@@ -92,6 +93,12 @@ public class TaskTimers {
 
     @Inject
     TimerPauses pauses;
+
+    @Inject
+    LedgerBreaker breaker;
+
+    @Inject
+    DatabaseClock databaseClock;
 
     @Inject
     TaskMetrics metrics;
@@ -350,6 +357,15 @@ public class TaskTimers {
             }
             return false;
         }
+        if (!forced && !breaker.probeIfDue()) {
+            // issue 28: the ledger is unreachable; one line per sweep and outage, the breaker logs its end
+            sweep.skipped++;
+            if (breaker.sweepSkipped(name)) {
+                LOG.info(() -> "task.sweep " + name + " skipped: the ledger is unreachable (further skips of this"
+                        + " outage are not logged)");
+            }
+            return false;
+        }
         if (!sweep.running.compareAndSet(false, true)) {
             return false;
         }
@@ -369,7 +385,7 @@ public class TaskTimers {
             sweep.lastOutcome = "failed: " + e;
             sweep.failures++;
             sweep.consecutiveFailures++;
-            LOG.log(Level.WARNING, "task.sweep " + name + " failed (" + sweep.consecutiveFailures + " in a row); the"
+            LOG.log(breaker.failed(e, "sweep " + name) ? Level.FINE : Level.WARNING, "task.sweep " + name + " failed (" + sweep.consecutiveFailures + " in a row); the"
                     + " rows of the failed batch are left as they were, the next tick runs again: " + e);
         } finally {
             sweep.runs++;
@@ -395,7 +411,8 @@ public class TaskTimers {
      */
     private void publish() {
         try {
-            redis.redis().hset(statusKey(redis.prefix()), InstanceId.get(), statusJson(status(), clock.instant()));
+            redis.redis().hset(statusKey(redis.prefix()), InstanceId.get(), statusJson(status(), clock.instant(),
+                    databaseClock.offset().toMillis()));
         } catch (RuntimeException e) {
             LOG.log(Level.FINE, "task.timers status not published", e);
         }
@@ -404,7 +421,7 @@ public class TaskTimers {
     /**
      * An instance that stops takes its status out of {@code <prefix>:timers}, as the worker deletes its
      * heartbeat: the operator API and the connection budget (R30) count only instances that run. A crashed
-     * instance's entry ages out (reports older than 2 minutes are not counted). Best effort.
+     * instance's entry ages out (reports older than three dispatch ticks are not counted). Best effort.
      */
     @PreDestroy
     void withdrawStatus() {
@@ -420,7 +437,7 @@ public class TaskTimers {
         return prefix + ":timers";
     }
 
-    private static String statusJson(List<SweepStatus> list, Instant now) {
+    private static String statusJson(List<SweepStatus> list, Instant now, long clockOffsetMs) {
         JsonArrayBuilder a = Jsons.PROVIDER.createArrayBuilder();
         for (SweepStatus s : list) {
             JsonObjectBuilder o = Jsons.PROVIDER.createObjectBuilder().add("name", s.name()).add("schedule", s.schedule())
@@ -437,7 +454,7 @@ public class TaskTimers {
             a.add(o);
         }
         return Jsons.PROVIDER.createObjectBuilder().add("instance", InstanceId.get()).add("reportedAt", now.toString())
-                .add("timers", a).build().toString();
+                .add("clockOffsetMs", clockOffsetMs).add("timers", a).build().toString();
     }
 
     private static void add(JsonObjectBuilder o, String key, Instant t) {

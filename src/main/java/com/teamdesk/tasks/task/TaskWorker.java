@@ -38,7 +38,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  */
 @Singleton
 @Startup
-@DependsOn("SchemaMigration")
+@DependsOn({"SchemaMigration", "ClockSync"})
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
 public class TaskWorker {
@@ -58,6 +58,9 @@ public class TaskWorker {
 
     @Inject
     Transactions transactions;
+
+    @Inject
+    LedgerBreaker breaker;
 
     @Inject
     @ConfigProperty(name = "teamdesk.worker.enabled", defaultValue = "true")
@@ -126,6 +129,7 @@ public class TaskWorker {
             }
             Worker w = new Worker(redis.redis(), redis.prefix(), redis.queueName(), options(), processor, executor);
             w.addListener(listener);
+            w.setFetchGate(breaker); // issue 28: no fetching while the ledger is unreachable
             w.start();
             worker = w;
             installSigtermDrain();

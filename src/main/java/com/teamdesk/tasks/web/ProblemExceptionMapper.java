@@ -1,5 +1,7 @@
 package com.teamdesk.tasks.web;
 
+import com.teamdesk.tasks.platform.DatabaseUnavailable;
+
 import com.teamdesk.tasks.common.AppException;
 import jakarta.ws.rs.BadRequestException;
 import jakarta.ws.rs.ForbiddenException;

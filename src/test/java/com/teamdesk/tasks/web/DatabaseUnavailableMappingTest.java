@@ -1,5 +1,7 @@
 package com.teamdesk.tasks.web;
 
+import com.teamdesk.tasks.platform.DatabaseUnavailable;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -5,6 +5,7 @@ import com.teamdesk.tasks.common.InvalidInputException;
 import com.teamdesk.tasks.common.Jsons;
 import com.teamdesk.tasks.common.NotFoundException;
 import com.teamdesk.tasks.common.Page;
+import com.teamdesk.tasks.platform.DatabaseClock;
 import com.teamdesk.tasks.platform.InstanceId;
 import com.teamdesk.tasks.platform.RedisResources;
 import com.teamdesk.tasks.queue.JobState;
@@ -76,6 +77,9 @@ public class AdminService {
     @Inject
     Clock clock;
 
+    @Inject
+    DatabaseClock databaseClock;
+
     /** @return the overview: counts by status × kind, backlog, RUNNING runs with lease age, queue counts */
     public Overview overview() {
         Instant now = clock.instant();
@@ -126,7 +130,7 @@ public class AdminService {
                     .add("lastOutcome", s.lastOutcome() == null ? JsonValue.NULL : Jsons.PROVIDER.createValue(s.lastOutcome()))
                     .add("lastHandled", s.lastHandled()).add("nextTimeout", str(s.nextTimeout())).build());
         }
-        out.add(new InstanceTimers(InstanceId.get(), clock.instant(), true, mine));
+        out.add(new InstanceTimers(InstanceId.get(), clock.instant(), true, mine, databaseClock.offset().toMillis()));
         Instant stale = clock.instant().minus(Duration.ofDays(1));
         for (Map.Entry<String, String> e : reported.entrySet()) {
             if (e.getKey().equals(InstanceId.get())) {
@@ -140,7 +144,8 @@ public class AdminService {
                     continue;
                 }
                 List<JsonObject> list = o.getJsonArray("timers").getValuesAs(JsonObject.class);
-                out.add(new InstanceTimers(e.getKey(), at, false, list));
+                out.add(new InstanceTimers(e.getKey(), at, false, list,
+                        o.containsKey("clockOffsetMs") ? o.getJsonNumber("clockOffsetMs").longValue() : null));
             } catch (RuntimeException ex) {
                 LOG.fine(() -> "unreadable timer status of " + e.getKey() + ": " + ex);
             }

@@ -67,8 +67,12 @@ public final class AdminViews {
             Instant lastBeat) {
     }
 
-    /** The sweeps of one server instance, as it last reported them. */
-    public record InstanceTimers(String instance, Instant reportedAt, boolean thisInstance, List<JsonObject> timers) {
+    /**
+     * The sweeps of one server instance, as it last reported them, and its clock's offset to PostgreSQL
+     * (PostgreSQL minus the instance, ms; null when the instance did not report one; issue 28).
+     */
+    public record InstanceTimers(String instance, Instant reportedAt, boolean thisInstance, List<JsonObject> timers,
+            Long clockOffsetMs) {
     }
 
     /**

@@ -27,6 +27,7 @@ import com.teamdesk.tasks.queue.UnrecoverableJobException;
 import com.teamdesk.tasks.queue.Worker;
 import com.teamdesk.tasks.queue.WorkerOptions;
 import com.teamdesk.tasks.task.BackgroundTask;
+import com.teamdesk.tasks.task.FailureCause;
 import com.teamdesk.tasks.task.JdbcTaskLedger;
 import com.teamdesk.tasks.task.Lease;
 import com.teamdesk.tasks.task.LeaseLost;
@@ -307,7 +308,8 @@ class SweepsIT {
     /**
      * R20 for WAITING rows already handed to the queue and not written for 2 min, one sweep: job
      * missing → the same run is dispatched again; queue record FAILED (exhausted) → the ledger
-     * becomes FAILED with the fixed message; record COMPLETED while the ledger waits → removed and
+     * becomes FAILED with the fixed message of the cause, unless no execution of the run ever claimed it
+     * (attempts 0: dispatched again, issue 28); record COMPLETED while the ledger waits → removed and
      * added again; record waiting → the queue still owns it: same job, the row stays WAITING.
      * The FAILED and COMPLETED records are made by a real queue {@link Worker} with a processor that
      * gives up on one job and finishes the other.
@@ -318,18 +320,21 @@ class SweepsIT {
         UUID gaveUp = UUID.randomUUID();
         UUID finished = UUID.randomUUID();
         UUID queued = UUID.randomUUID();
+        UUID neverClaimed = UUID.randomUUID();
         JobOptions options = JobOptions.defaults().withAttempts(3).withBackoff(Backoff.exponential(2000));
         queue.add(jobId(gaveUp), payload(gaveUp), options);
+        queue.add(jobId(neverClaimed), payload(neverClaimed), options);
         queue.add(jobId(finished), payload(finished), options);
         ExecutorService pool = Executors.newCachedThreadPool();
         Worker worker = new Worker(redis.redis(), redis.prefix(), redis.queueName(), WorkerOptions.defaults(), job -> {
-            if (job.id().equals(jobId(gaveUp))) {
+            if (job.id().equals(jobId(gaveUp)) || job.id().equals(jobId(neverClaimed))) {
                 throw new UnrecoverableJobException("test: the queue gives up on this job");
             }
         }, pool);
         try {
             worker.start();
             awaitJobState(gaveUp, JobState.FAILED);
+            awaitJobState(neverClaimed, JobState.FAILED);
             awaitJobState(finished, JobState.COMPLETED);
         } finally {
             worker.close(Duration.ofSeconds(10));
@@ -339,11 +344,13 @@ class SweepsIT {
         JobRecord queuedBefore = job(queued);
         JobRecord failedBefore = job(gaveUp);
 
-        for (UUID id : List.of(lost, gaveUp, finished, queued)) {
+        for (UUID id : List.of(lost, gaveUp, finished, queued, neverClaimed)) {
             insertWaiting(id, Instant.now(), Instant.now());
         }
-        age(lost, gaveUp, finished, queued);
-        assertTrue(sweeps.reconcile(200) >= 4);
+        // gaveUp's run was claimed once (an execution reached the ledger); neverClaimed's never was (issue 28)
+        assertEquals(1, data.exec("UPDATE background_task SET attempts = 1 WHERE id = ?", gaveUp));
+        age(lost, gaveUp, finished, queued, neverClaimed);
+        assertTrue(sweeps.reconcile(200) >= 5);
 
         BackgroundTask lostRow = ledger.find(lost).orElseThrow();
         assertEquals(TaskStatus.WAITING, lostRow.status());
@@ -352,8 +359,15 @@ class SweepsIT {
 
         BackgroundTask failedRow = ledger.find(gaveUp).orElseThrow();
         assertEquals(TaskStatus.FAILED, failedRow.status());
-        assertEquals(TaskDispatcher.QUEUE_FAILED_MESSAGE, failedRow.lastError());
+        assertEquals(FailureCause.QUEUE_FAILED.lastError(), failedRow.lastError(),
+                "the queue's reason names no known cause: the attempts-used-up text, not 'stopped responding'");
         assertEquals(failedBefore, job(gaveUp), "the queue's record is left as it is");
+
+        BackgroundTask neverClaimedRow = ledger.find(neverClaimed).orElseThrow();
+        assertEquals(TaskStatus.WAITING, neverClaimedRow.status(), "a run no execution claimed is not FAILED");
+        assertEquals(0, neverClaimedRow.attempts());
+        assertTrue(neverClaimedRow.dispatchedAt().isAfter(Y2001), "dispatched again");
+        assertSingleWaitingJob(neverClaimed, "its failed record replaced by a waiting job of the same run");
 
         BackgroundTask finishedRow = ledger.find(finished).orElseThrow();
         assertEquals(TaskStatus.WAITING, finishedRow.status());

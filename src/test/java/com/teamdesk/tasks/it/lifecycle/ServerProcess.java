@@ -69,7 +69,7 @@ final class ServerProcess implements AutoCloseable {
      * Starts a server (does not wait for it).
      *
      * @param env settings added to the test JVM's environment (database, Redis and JWT come from
-     *            there, as {@code ./teamdesk test} exports them)
+     *            there, as {@code ./teamdesk test} exports them); a null value removes the variable
      */
     static ServerProcess start(String name, Map<String, String> env) throws IOException {
         Path jar = Path.of(System.getProperty("payara.microJar", "target/payara-micro.jar")).toAbsolutePath();
@@ -94,7 +94,13 @@ final class ServerProcess implements AutoCloseable {
             cmd.addAll(List.of("--prebootcommandfile", preBoot.toString())); // as ./teamdesk up and Docker do
         }
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
-        pb.environment().putAll(env);
+        env.forEach((k, v) -> {
+            if (v == null) {
+                pb.environment().remove(k); // a setting the test wants absent, as on an operator's bare host
+            } else {
+                pb.environment().put(k, v);
+            }
+        });
         Process p = pb.start();
         LOG.info(() -> "started " + name + " (pid " + p.pid() + ", port " + port + "), log " + log);
         return new ServerProcess(name, pb, p, port, log);

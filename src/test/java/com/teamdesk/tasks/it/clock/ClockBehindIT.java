@@ -1,0 +1,23 @@
+package com.teamdesk.tasks.it.clock;
+
+import java.time.Duration;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** {@link ClockSkewChecks} on a server whose JVM clock runs 5 minutes behind (issue 28). */
+@ExtendWith(ArquillianExtension.class)
+class ClockBehindIT extends ClockSkewChecks {
+    private static final Duration SKEW = Duration.ofMinutes(-5);
+
+    @Deployment
+    static WebArchive deployment() {
+        return deployment(SKEW);
+    }
+
+    @Override
+    Duration skew() {
+        return SKEW;
+    }
+}

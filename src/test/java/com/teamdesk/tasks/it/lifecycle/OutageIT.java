@@ -1,0 +1,326 @@
+package com.teamdesk.tasks.it.lifecycle;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.teamdesk.tasks.it.support.Api;
+import com.teamdesk.tasks.it.support.Api.Reply;
+import com.teamdesk.tasks.it.support.TestData.TestTeam;
+import com.teamdesk.tasks.it.support.Tokens;
+import com.teamdesk.tasks.testing.RedisPrefixCleanup;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Issue 28 on two real server processes (A and B, the production WAR with its own worker threads, timers and
+ * transactions) whose PostgreSQL and Redis connections go through the suite's {@link FaultProxy}: 40 exports
+ * and 10 reminders in flight, then the database restarted underneath them (every connection closed, new
+ * ones refused), partitioned, its backends terminated five times, or Redis cut. After each fault heals, every
+ * one of the 50 tasks is COMPLETED, none FAILED, its {@code attempts} 1 (the outage used none of them), each
+ * reminder has exactly one notification, one event and its ticket's version +1, and every export's CSV is
+ * byte-identical to a control export made before any fault.
+ *
+ * <p>The fault's length is the scenario (a restart of 10 s); ordering is by the tasks' states, polled with a
+ * bound, never by sleeps.
+ */
+class OutageIT {
+    @RegisterExtension
+    static final RedisPrefixCleanup REDIS = new RedisPrefixCleanup();
+
+    private static final Duration READY = Duration.ofSeconds(180);
+    /** Bound for every task of a round to complete after the fault healed. */
+    private static final Duration HEAL = Duration.ofSeconds(120);
+    private static final int EXPORTS = 40;
+    private static final int REMINDERS = 10;
+    /** Tickets of the exporting team: enough that 40 exports are still running when the fault begins. */
+    private static final int TICKETS = 3000;
+    /** The servers' JDBC application name, to find their connections in {@code pg_stat_activity}. */
+    private static final String APP_NAME = "teamdesk-outage-it";
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private static PrivateSchema data;
+    private static FaultProxy pg;
+    private static FaultProxy redis;
+    private static ServerProcess a;
+    private static ServerProcess b;
+    private static TestTeam exporting;
+    private static TestTeam reminding;
+    private static List<UUID> reminderTickets;
+    private static byte[] controlCsv;
+
+    @BeforeAll
+    static void start() throws Exception {
+        data = PrivateSchema.create();
+        String prefix = REDIS.create("it-outage");
+        URI db = URI.create(data.url().substring("jdbc:".length()));
+        URI redisUrl = URI.create(env("TEAMDESK_REDIS_URL", "redis://127.0.0.1:6379"));
+        pg = FaultProxy.start("postgres", db.getPort() < 0 ? 5432 : db.getPort());
+        redis = FaultProxy.start("redis", redisUrl.getPort() < 0 ? 6379 : redisUrl.getPort());
+        Map<String, String> env = new HashMap<>();
+        env.put("TEAMDESK_DB_URL", "jdbc:postgresql://127.0.0.1:" + pg.port() + db.getRawPath() + "?" + db.getRawQuery()
+                + "&connectTimeout=5&loginTimeout=5&ApplicationName=" + APP_NAME);
+        // issue 28 part 4: only the URL is given; the pool must connect as the documented default role
+        env.put("TEAMDESK_DB_USER", null);
+        env.put("TEAMDESK_DB_PASSWORD", null);
+        env.put("TEAMDESK_REDIS_URL", "redis://127.0.0.1:" + redis.port());
+        env.put("TEAMDESK_REDIS_PREFIX", prefix);
+        env.put("TEAMDESK_TIMERS_ENABLED", "true");
+        // every export goes through many lease-checked writes, so that a fault meets executions mid-run
+        env.put("TEAMDESK_EXPORT_BATCH_SIZE", "25");
+        env.put("TEAMDESK_EXPORT_PROGRESS_EVERY_BATCH", "true");
+        a = ServerProcess.start("outage-a", env);
+        b = ServerProcess.start("outage-b", env);
+        exporting = data.newTeam();
+        reminding = data.newTeam();
+        data.exec("INSERT INTO ticket (id, team_id, title, body, status, priority, assignee_id, requester_id, created_at,"
+                + " updated_at, version) SELECT gen_random_uuid(), ?, 'Export ticket ' || i, 'Body of ticket ' || i, 'OPEN',"
+                + " 'NORMAL', ?, ?, now(), now(), 1 FROM generate_series(1, ?) AS i", exporting.id(), exporting.staff(),
+                exporting.customer(), TICKETS);
+        reminderTickets = new ArrayList<>();
+        for (int i = 0; i < REMINDERS; i++) {
+            reminderTickets.add(ticket(reminding, "Reminder ticket " + i));
+        }
+        a.awaitReady(READY);
+        b.awaitReady(READY);
+        String control = create(a, exporting, exportBody());
+        awaitTrue(() -> "COMPLETED".equals(status(UUID.fromString(control))), () -> "control export COMPLETED");
+        controlCsv = download(a, UUID.fromString(control));
+        assertTrue(controlCsv.length > TICKETS * 20, "the control CSV holds the tickets");
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        for (AutoCloseable c : new AutoCloseable[] {a, b, pg, redis}) {
+            if (c != null) {
+                c.close();
+            }
+        }
+        if (data != null) {
+            data.drop();
+        }
+    }
+
+    /**
+     * Issue 28 part 4: started with only {@code TEAMDESK_DB_URL} (no user, no password in the environment),
+     * the servers connect as the documented default role {@code teamdesk}, not as the operating-system user
+     * (this suite runs as root, which trust authentication would let in).
+     */
+    @Test
+    void serversGivenOnlyTheUrlConnectAsTheDefaultRole() {
+        assertEquals("teamdesk", String.valueOf(data.value("SELECT string_agg(DISTINCT usename, ',') FROM pg_stat_activity"
+                + " WHERE application_name = ?", APP_NAME)), "the roles of the servers' connections");
+    }
+
+    /** (a) A database restart: every connection closed, new ones refused for 10 s. */
+    @Test
+    void aDatabaseRestartOfTenSecondsFailsNothing() throws Exception {
+        survives("database restart", cut(pg, Duration.ofSeconds(10)));
+        String logs = Files.readString(a.logFile()) + Files.readString(b.logFile());
+        assertTrue(count(logs, "task.ledger UNREACHABLE") >= 1, "the outage's one WARNING per instance");
+    }
+
+    /** (c) A partition: nothing forwarded for 20 s, then healed. */
+    @Test
+    void aDatabasePartitionOfTwentySecondsFailsNothing() throws Exception {
+        survives("database partition", () -> {
+            pg.partition();
+            lasts(pg, Duration.ofSeconds(20));
+        });
+    }
+
+    /** (d) Every server connection terminated by PostgreSQL, five times, 1 s apart. */
+    @Test
+    void backendsTerminatedFiveTimesFailNothing() throws Exception {
+        survives("backends terminated", () -> {
+            for (int i = 0; i < 5; i++) {
+                data.count("SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity"
+                        + " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                        + " AND backend_type = 'client backend'");
+                pause(Duration.ofSeconds(1));
+            }
+        });
+    }
+
+    /** Redis cut the same way: every connection closed, new ones refused for 10 s. */
+    @Test
+    void aRedisRestartOfTenSecondsFailsNothing() throws Exception {
+        survives("redis restart", cut(redis, Duration.ofSeconds(10)));
+    }
+
+    /** A cut of {@code proxy}'s connections for {@code length}, then healed. */
+    private static Fault cut(FaultProxy proxy, Duration length) {
+        return () -> {
+            proxy.cut();
+            lasts(proxy, length);
+        };
+    }
+
+    /** The fault's length (the scenario itself, a 10 s restart, not an ordering device), then the heal. */
+    private static void lasts(FaultProxy proxy, Duration length) throws Exception {
+        pause(length);
+        proxy.heal();
+    }
+
+    /** A fault of the scenario: injects it, lasts its length, heals it. */
+    interface Fault {
+        void run() throws Exception;
+    }
+
+    /** Submits a round of 40 exports and 10 reminders, runs the fault while they are in flight, checks the outcome. */
+    private void survives(String what, Fault fault) throws Exception {
+        Map<UUID, Long> versions = new HashMap<>();
+        for (UUID t : reminderTickets) {
+            versions.put(t, version(t));
+        }
+        List<UUID> exports = new ArrayList<>();
+        List<UUID> reminders = new ArrayList<>();
+        for (int i = 0; i < EXPORTS; i++) {
+            exports.add(UUID.fromString(create(i % 2 == 0 ? a : b, exporting, exportBody())));
+            if (i % 4 == 0) {
+                UUID ticket = reminderTickets.get(i / 4);
+                reminders.add(UUID.fromString(create(i % 8 == 0 ? b : a, reminding, "{\"kind\":\"REMINDER\",\"ticketId\":\""
+                        + ticket + "\",\"message\":\"" + what + "\",\"recipients\":\"ASSIGNEE\"}")));
+            }
+        }
+        List<UUID> all = new ArrayList<>(exports);
+        all.addAll(reminders);
+        long inFlight = count(all, "status <> 'COMPLETED'");
+        Instant faultAt = Instant.now();
+        fault.run();
+        awaitTrue(() -> count(all, "status IN ('COMPLETED', 'FAILED')") == all.size(),
+                () -> what + ": every task finished; statuses " + statuses(all));
+        assertAll(what,
+                () -> assertTrue(inFlight >= EXPORTS / 2, "the fault met work in flight: " + inFlight + " unfinished"),
+                () -> assertEquals(0, count(all, "status = 'FAILED'"), "none FAILED: " + failures(all)),
+                () -> assertEquals(all.size(), count(all, "status = 'COMPLETED'")),
+                () -> assertEquals(all.size(), count(all, "attempts = 1 AND run = 0"),
+                        "the outage used none of the attempts: " + statuses(all)),
+                () -> {
+                    for (UUID r : reminders) {
+                        assertEquals(1, data.count("SELECT count(*) FROM notification WHERE task_id = ?", r), "notifications");
+                        assertEquals(1, data.count("SELECT count(*) FROM system_event WHERE task_id = ?", r), "events");
+                    }
+                    for (UUID t : reminderTickets) {
+                        assertEquals(versions.get(t) + 1, version(t), "ticket " + t + " version +1");
+                    }
+                },
+                () -> {
+                    for (UUID e : exports) {
+                        assertArrayEquals(controlCsv, download(e.hashCode() % 2 == 0 ? a : b, e), "CSV of " + e);
+                    }
+                });
+        System.out.println(what + ": " + inFlight + " of 50 tasks unfinished when the fault began; all COMPLETED "
+                + Duration.between(faultAt, Instant.now()).toSeconds() + " s after it began");
+    }
+
+    // ---- helpers -----------------------------------------------------------------------------------
+
+    private static String exportBody() {
+        return "{\"kind\":\"EXPORT\",\"scope\":\"TEAM\",\"filters\":{\"status\":[\"OPEN\"]},\"timeZone\":\"UTC\"}";
+    }
+
+    private static UUID ticket(TestTeam t, String title) {
+        UUID id = UUID.randomUUID();
+        data.exec("INSERT INTO ticket (id, team_id, title, body, status, priority, assignee_id, requester_id, created_at,"
+                + " updated_at, version) VALUES (?, ?, ?, ?, 'OPEN', 'NORMAL', ?, ?, now(), now(), 1)", id, t.id(), title,
+                "Body of " + title, t.staff(), t.customer());
+        return id;
+    }
+
+    /** POSTs a task as the team's owner; @return its id */
+    private static String create(ServerProcess server, TestTeam t, String body) throws Exception {
+        Reply r = Api.at(server.root().toURL()).post("teams/" + t.id() + "/tasks", Tokens.of(t.owner()), body);
+        assertEquals(202, r.status(), r.toString());
+        return r.json().getString("id");
+    }
+
+    private static byte[] download(ServerProcess server, UUID task) throws IOException, InterruptedException {
+        HttpResponse<byte[]> r = HTTP.send(HttpRequest.newBuilder(server.root().resolve("api/v1/tasks/" + task + "/result"))
+                .header("Authorization", "Bearer " + Tokens.of(exporting.owner())).timeout(Duration.ofSeconds(30)).build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+        assertEquals(200, r.statusCode(), "download of " + task);
+        return r.body();
+    }
+
+    private static String status(UUID task) {
+        return String.valueOf(data.value("SELECT status FROM background_task WHERE id = ?", task));
+    }
+
+    private static long version(UUID ticket) {
+        return ((Number) data.value("SELECT version FROM ticket WHERE id = ?", ticket)).longValue();
+    }
+
+    private static long count(List<UUID> ids, String condition) {
+        return data.count("SELECT count(*) FROM background_task WHERE " + IN_IDS + " AND " + condition, csv(ids));
+    }
+
+    private static String statuses(List<UUID> ids) {
+        return String.valueOf(data.value("SELECT string_agg(status || '/' || attempts, ' ') FROM background_task"
+                + " WHERE " + IN_IDS, csv(ids)));
+    }
+
+    private static String failures(List<UUID> ids) {
+        return String.valueOf(data.value("SELECT string_agg(DISTINCT last_error, ' | ') FROM background_task"
+                + " WHERE " + IN_IDS + " AND status = 'FAILED'", csv(ids)));
+    }
+
+    /** The ids as one text parameter (a String[] would be spread over the varargs). */
+    private static final String IN_IDS = "id = ANY(string_to_array(?, ',')::uuid[])";
+
+    private static String csv(List<UUID> ids) {
+        return String.join(",", ids.stream().map(UUID::toString).toList());
+    }
+
+    private static int count(String text, String needle) {
+        int n = 0;
+        for (int i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + needle.length())) {
+            n++;
+        }
+        return n;
+    }
+
+    /** The fault's length: the scenario itself (a 10 s restart), not an ordering device. */
+    private static void pause(Duration d) throws InterruptedException {
+        Thread.sleep(d.toMillis());
+    }
+
+    private static void awaitTrue(BooleanSupplier condition, Supplier<String> what) throws InterruptedException {
+        Instant deadline = Instant.now().plus(HEAL);
+        RuntimeException last = null;
+        while (Instant.now().isBefore(deadline)) {
+            try {
+                if (condition.getAsBoolean()) {
+                    return;
+                }
+            } catch (RuntimeException e) {
+                last = e; // the test's own connection may meet the fault too; ask again
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("timed out: " + what.get(), last);
+    }
+
+    private static String env(String name, String dflt) {
+        String v = System.getenv(name);
+        return v == null || v.isBlank() ? dflt : v;
+    }
+}
