@@ -52,6 +52,22 @@ public class JdbcTeamWrites {
     }
 
     /**
+     * {@link #lockTeam(UUID)} with bounded holds (issue 28): waiting for the lock ends after {@code lockWaitMs}
+     * ({@code lock_timeout}, SQLState 55P03), and PostgreSQL ends the session, releasing every lock, when the
+     * transaction sits idle for {@code idleMs} ({@code idle_in_transaction_session_timeout}: a JVM frozen inside
+     * it, by a GC pause, SIGSTOP or a partition, cannot hold the team hostage). Both are {@code SET LOCAL}: they
+     * end with the transaction. Either failure rolls the transaction back; the caller's attempt is retried.
+     *
+     * @param lockWaitMs longest wait for the team lock, in ms (&gt; 0)
+     * @param idleMs     longest idle pause inside the transaction, in ms (&gt; 0)
+     */
+    public void lockTeam(UUID teamId, long lockWaitMs, long idleMs) {
+        run("team lock settings", "SELECT set_config('lock_timeout', ?, true),"
+                + " set_config('idle_in_transaction_session_timeout', ?, true)", lockWaitMs + "ms", idleMs + "ms");
+        lockTeam(teamId);
+    }
+
+    /**
      * Locks a ticket of the team {@code FOR UPDATE} and reads it.
      *
      * @return its state, or empty when no such ticket is in the team

@@ -23,6 +23,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * R14: the reminder's side effects and the task's completion in ONE container-managed JTA
@@ -57,6 +58,19 @@ public class ReminderTransaction {
     @Inject
     Clock clock;
 
+    /** Issue 28: longest wait for the team lock (PostgreSQL {@code lock_timeout}), in ms. */
+    @Inject
+    @ConfigProperty(name = "teamdesk.reminder.lock-timeout-ms", defaultValue = "10000")
+    long lockWaitMs;
+
+    /**
+     * Issue 28: longest idle pause inside the reminder's transaction before PostgreSQL ends the session and
+     * releases the team lock ({@code idle_in_transaction_session_timeout}), in ms.
+     */
+    @Inject
+    @ConfigProperty(name = "teamdesk.reminder.idle-timeout-ms", defaultValue = "10000")
+    long idleMs;
+
     /**
      * Applies the reminder of {@code task} under {@code lease}, all or nothing.
      *
@@ -68,7 +82,7 @@ public class ReminderTransaction {
     @Transactional(TxType.MANDATORY)
     public int apply(Lease lease, BackgroundTask task, ReminderParams params) {
         Instant now = clock.instant();
-        team.lockTeam(task.teamId());
+        team.lockTeam(task.teamId(), lockWaitMs, idleMs);
         ledger.readUnderLease(lease);
         pausePoints.reached(PausePoint.REMINDER_AFTER_LEASE_READ, lease);
 

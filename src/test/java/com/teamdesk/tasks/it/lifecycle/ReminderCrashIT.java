@@ -143,6 +143,63 @@ class ReminderCrashIT {
     }
 
     /**
+     * Issue 28 (R36): a server frozen (SIGSTOP) inside a reminder's transaction, holding the team lock, holds
+     * it no longer than {@code teamdesk.reminder.idle-timeout-ms} (here 3 s): PostgreSQL ends the idle
+     * session, so another transaction of the team (what the team's other reminders and ticket changes take)
+     * gets the team lock within that bound instead of waiting for the frozen JVM. Resumed (SIGCONT), the
+     * server finds its connection gone, retries, and the reminder happens exactly once.
+     */
+    @Test
+    void aServerFrozenInsideTheReminderTransactionHoldsTheTeamLockOnlyForTheIdleTimeout() throws Exception {
+        String prefix = REDIS.create("it-frozen");
+        TestTeam t = data.newTeam();
+        UUID ticket = ticket(t);
+        UUID task = reminderRow(t, ticket);
+        long version0 = data.count("SELECT version FROM ticket WHERE id = ?", ticket);
+        long idleMs = 3_000;
+        Duration waited;
+        try (ClientQueue q = new ClientQueue(prefix);
+                ServerProcess frozen = ServerProcess.start("reminder-frozen", env(prefix, Map.of(
+                        "TEAMDESK_TIMERS_ENABLED", "false",
+                        "TEAMDESK_REMINDER_IDLE_TIMEOUT_MS", Long.toString(idleMs))))) {
+            frozen.awaitReady(READY);
+            long pid = frozen.process().pid();
+            try (RowLock ticketLock = RowLock.onRow(data::connection, "ticket", ticket, "FOR UPDATE")) {
+                assertEquals(AddResult.ADDED, q.addTaskJob(task, 0));
+                ticketLock.awaitBlocked(TICKET_LOCK, SYNC); // the worker holds the team lock and waits for the ticket
+                signal("STOP", pid);
+            } // the worker's backend gets the ticket row and returns it to a JVM that no longer reads: idle in transaction
+            try {
+                Instant asked = Instant.now();
+                try (Connection c = data.connection()) {
+                    c.setAutoCommit(false);
+                    try (PreparedStatement ps = c.prepareStatement("SELECT set_config('lock_timeout', '30s', true),"
+                            + " (SELECT 1 FROM team WHERE id = ? FOR NO KEY UPDATE)")) {
+                        ps.setObject(1, t.id());
+                        ps.executeQuery().close();
+                    }
+                    waited = Duration.between(asked, Instant.now());
+                    c.rollback();
+                }
+            } finally {
+                signal("CONT", pid);
+            }
+            awaitCompleted(task);
+        }
+        String outcome = outcome(t, ticket, task, version0);
+        Duration bound = Duration.ofMillis(idleMs).plusSeconds(5);
+        assertAll(() -> assertTrue(waited.compareTo(bound) < 0, "the team lock was free after " + waited.toMillis()
+                        + " ms; the bound is the idle timeout " + idleMs + " ms (+5 s)"),
+                () -> assertEquals("COMPLETED progress 100 lease null; notifications owner 1, staff 1;"
+                        + " events 1; version +1", outcome, "after the frozen server resumed"));
+    }
+
+    private static void signal(String signal, long pid) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start();
+        assertEquals(0, kill.waitFor(), "kill -" + signal + " " + pid);
+    }
+
+    /**
      * @param ticketReleased when the test let the worker take the ticket row
      * @return what another session sees while the worker waits at its completion UPDATE
      */
