@@ -49,6 +49,11 @@ class OutageIT {
     private static final Duration READY = Duration.ofSeconds(180);
     /** Bound for every task of a round to complete after the fault healed. */
     private static final Duration HEAL = Duration.ofSeconds(120);
+    /**
+     * Length of the restart scenarios (database and Redis cut): 10 s in the suite, to keep the fault run near
+     * 3 minutes; {@code -Dteamdesk.test.outage-seconds=60} runs issue 28's one-minute variant (b).
+     */
+    private static final Duration OUTAGE = Duration.ofSeconds(Long.getLong("teamdesk.test.outage-seconds", 10));
     private static final int EXPORTS = 40;
     private static final int REMINDERS = 10;
     /** Tickets of the exporting team: enough that 40 exports are still running when the fault begins. */
@@ -130,10 +135,10 @@ class OutageIT {
                 + " WHERE application_name = ?", APP_NAME)), "the roles of the servers' connections");
     }
 
-    /** (a) A database restart: every connection closed, new ones refused for 10 s. */
+    /** (a) A database restart: every connection closed, new ones refused for 10 s ({@link #OUTAGE}; (b): 60 s). */
     @Test
-    void aDatabaseRestartOfTenSecondsFailsNothing() throws Exception {
-        survives("database restart", cut(pg, Duration.ofSeconds(10)));
+    void aDatabaseRestartFailsNothing() throws Exception {
+        survives("database restart of " + OUTAGE.toSeconds() + " s", cut(pg, OUTAGE));
         String logs = Files.readString(a.logFile()) + Files.readString(b.logFile());
         assertTrue(count(logs, "task.ledger UNREACHABLE") >= 1, "the outage's one WARNING per instance");
     }
@@ -160,10 +165,10 @@ class OutageIT {
         });
     }
 
-    /** Redis cut the same way: every connection closed, new ones refused for 10 s. */
+    /** Redis cut the same way: every connection closed, new ones refused for 10 s ({@link #OUTAGE}; (b): 60 s). */
     @Test
-    void aRedisRestartOfTenSecondsFailsNothing() throws Exception {
-        survives("redis restart", cut(redis, Duration.ofSeconds(10)));
+    void aRedisRestartFailsNothing() throws Exception {
+        survives("redis restart of " + OUTAGE.toSeconds() + " s", cut(redis, OUTAGE));
     }
 
     /** A cut of {@code proxy}'s connections for {@code length}, then healed. */
