@@ -138,7 +138,16 @@ class OutageIT {
     /** (a) A database restart: every connection closed, new ones refused for 10 s ({@link #OUTAGE}; (b): 60 s). */
     @Test
     void aDatabaseRestartFailsNothing() throws Exception {
-        survives("database restart of " + OUTAGE.toSeconds() + " s", cut(pg, OUTAGE));
+        survives("database restart of " + OUTAGE.toSeconds() + " s", () -> {
+            pg.cut();
+            Instant healAt = Instant.now().plus(OUTAGE);
+            // while it lasts: A is not ready (out of a load balancer) but alive (no orchestrator restarts it)
+            awaitTrue(() -> code(a, "health/ready") == 503, () -> "/health/ready DOWN during the outage");
+            assertEquals(200, code(a, "health/live"), "/health/live stays UP during the outage");
+            Duration left = Duration.between(Instant.now(), healAt);
+            pause(left.isNegative() ? Duration.ZERO : left);
+            pg.heal();
+        });
         String logs = Files.readString(a.logFile()) + Files.readString(b.logFile());
         assertTrue(count(logs, "task.ledger UNREACHABLE") >= 1, "the outage's one WARNING per instance");
     }
@@ -264,6 +273,19 @@ class OutageIT {
                 HttpResponse.BodyHandlers.ofByteArray());
         assertEquals(200, r.statusCode(), "download of " + task);
         return r.body();
+    }
+
+    /** @return the HTTP status of {@code GET path} on {@code server}, or -1 when it does not answer */
+    private static int code(ServerProcess server, String path) {
+        try {
+            return HTTP.send(HttpRequest.newBuilder(server.root().resolve(path)).timeout(Duration.ofSeconds(5)).build(),
+                    HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (IOException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
     }
 
     private static String status(UUID task) {
