@@ -4,7 +4,8 @@
 #   1. builds a minimal Debian root with debootstrap --variant=minbase (Debian's own packages, from the mirror this
 #      host's apt is configured with): what the debian:12 / debian:13 container images are, no curl, no JDK;
 #   2. makes it look like a container: /proc, /sys, /dev, /dev/pts and its own /dev/shm mounted, the host's
-#      /etc/resolv.conf and /etc/hosts copied in (the machine's hostname must resolve), and the standard Debian
+#      /etc/resolv.conf, /etc/hosts (the machine's hostname must resolve) and local CA certificates
+#      (/usr/local/share/ca-certificates, for a network that inspects TLS) copied in, and the standard Debian
 #      chroot guard /usr/sbin/policy-rc.d (exit 101), as container images have it, so that the postinst scripts
 #      of postgresql and redis-server do not start services on their default ports, which are the host's;
 #   3. clones this repository's committed HEAD into it (a clean clone; minbase has no git, so git runs here);
@@ -204,6 +205,14 @@ build_root() { # build_root <codename> <root> <log dir>
     # What a container gets from its runtime: name resolution, and its own hostname resolving.
     cp /etc/resolv.conf "$root/etc/resolv.conf"
     cp /etc/hosts "$root/etc/hosts"
+    # This host's own CA certificates (a network that inspects TLS needs them to reach Maven Central): in place
+    # before the launcher installs ca-certificates, whose update-ca-certificates (and ca-certificates-java, for
+    # the JDK) then take them in, as on the host. Certificates only; no key, no environment variable.
+    if [ -n "$(find /usr/local/share/ca-certificates -name '*.crt' 2>/dev/null | head -n 1)" ]; then
+        mkdir -p "$root/usr/local/share/ca-certificates"
+        cp -r /usr/local/share/ca-certificates/. "$root/usr/local/share/ca-certificates/"
+        info "copied this host's CA certificates (/usr/local/share/ca-certificates) for the root's trust stores"
+    fi
     mount -t proc proc "$root/proc" || die "mount proc failed"
     mount -t sysfs sysfs "$root/sys" || die "mount sysfs failed"
     mount --bind /dev "$root/dev" || die "mount --bind /dev failed"
