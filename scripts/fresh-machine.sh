@@ -106,16 +106,33 @@ port_taken() { # something accepts connections on 127.0.0.1:<port> (as the launc
     [ "$rc" -ne 1 ]
 }
 
-check_ports_free() {
-    local p taken=()
+fresh_ports() { # every port the root's services take: app, PostgreSQL, Redis, and both clusters with their buses
+    echo "$APP_PORT" "$DB_PORT" "$REDIS_PORT"
     # Redis Cluster nodes also listen on their port + 10000 (the cluster bus).
-    for p in "$APP_PORT" "$DB_PORT" "$REDIS_PORT" \
-        $(seq "$CLUSTER_PORT" $((CLUSTER_PORT + 5))) $(seq $((CLUSTER_PORT + 10000)) $((CLUSTER_PORT + 10005))) \
-        $(seq "$FAILOVER_PORT" $((FAILOVER_PORT + 5))) $(seq $((FAILOVER_PORT + 10000)) $((FAILOVER_PORT + 10005))); do
-        ! port_taken "$p" || taken+=("$p")
-    done
-    [ "${#taken[@]}" -eq 0 ] ||
-        die "ports in use on this host: ${taken[*]}. The root shares the host's network: choose others with
+    seq "$CLUSTER_PORT" $((CLUSTER_PORT + 5)); seq $((CLUSTER_PORT + 10000)) $((CLUSTER_PORT + 10005))
+    seq "$FAILOVER_PORT" $((FAILOVER_PORT + 5)); seq $((FAILOVER_PORT + 10000)) $((FAILOVER_PORT + 10005))
+}
+
+ports_taken() { # the ones of fresh_ports that something on this host answers on
+    local p
+    for p in $(fresh_ports); do ! port_taken "$p" || echo "$p"; done
+}
+
+choose_ports() { # the defaults, else the whole set shifted by 20 at a time (up to 10 times); FRESH_*_PORT are kept as given
+    local taken shift
+    taken=$(ports_taken)
+    [ -n "$taken" ] || return 0
+    if [ -z "${FRESH_APP_PORT:-}${FRESH_DB_PORT:-}${FRESH_REDIS_PORT:-}${FRESH_CLUSTER_PORT:-}${FRESH_FAILOVER_PORT:-}" ]; then
+        for shift in 1 2 3 4 5 6 7 8 9 10; do
+            APP_PORT=$((18480 + 20 * shift)) DB_PORT=$((15532 + 20 * shift)) REDIS_PORT=$((16479 + 20 * shift))
+            CLUSTER_PORT=$((17301 + 20 * shift)) FAILOVER_PORT=$((17311 + 20 * shift))
+            if [ -z "$(ports_taken)" ]; then
+                info "ports in use on this host: $(echo "$taken" | tr '\n' ' ')- the root's ports are shifted by $((20 * shift))"
+                return 0
+            fi
+        done
+    fi
+    die "ports in use on this host: $(echo "$taken" | tr '\n' ' '). The root shares the host's network: choose others with
        FRESH_APP_PORT, FRESH_DB_PORT, FRESH_REDIS_PORT, FRESH_CLUSTER_PORT, FRESH_FAILOVER_PORT."
 }
 
@@ -190,12 +207,13 @@ build_root() { # build_root <codename> <root> <log dir>
     step "debootstrap --variant=minbase $codename $root (mirror from this host's apt configuration)"
     mkdir -p "$root"
     touch "$root/$MARKER"
+    local t=$SECONDS
     if ! debootstrap --variant=minbase "$codename" "$root" "$MIRROR" >"$logs/debootstrap.log" 2>&1; then
         tail -n 20 "$logs/debootstrap.log" >&2
         die "debootstrap $codename failed (log above; if the Release file's key is unknown, a newer debian-archive-keyring is needed)."
     fi
     touch "$root/$MARKER" # debootstrap keeps it, but be sure
-    info "$(du -sh "$root" | cut -f 1), $(chroot "$root" dpkg-query -f '.' -W | wc -c) packages; no curl: $(chroot "$root" sh -c 'command -v curl || echo yes')"
+    info "$(du -sh "$root" | cut -f 1), $(chroot "$root" dpkg-query -f '.' -W | wc -c) packages, in $(elapsed "$t"); curl: $(chroot "$root" sh -c 'command -v curl || echo none'), java: $(chroot "$root" sh -c 'command -v java || echo none')"
 
     # The standard chroot guard (container images have it): invoke-rc.d starts no service, so the postinst of
     # postgresql and redis-server cannot start them on 5432/6379, the host's ports.
@@ -238,7 +256,7 @@ clone_into() { # clone_into <root>: a clean clone of this repository's committed
 # in_root <root> <timeout s> <log> <command>: bash -c <command> in /root/teamdesk inside the root, as root, with a
 # container's environment plus the launcher's port settings; output to the log and (indented) here.
 in_root() {
-    local root=$1 limit=$2 log=$3 cmd=$4 rc=0
+    local root=$1 limit=$2 log=$3 cmd=$4 rc=0 t=$SECONDS
     timeout --kill-after=30 "$limit" chroot "$root" /usr/bin/env -i \
         HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
         TEAMDESK_PORT="$APP_PORT" \
@@ -246,6 +264,7 @@ in_root() {
         TEAMDESK_REDIS_URL="redis://127.0.0.1:$REDIS_PORT" \
         /bin/bash -c "cd /root/teamdesk && $cmd" </dev/null >"$log" 2>&1 || rc=$?
     [ "$rc" -ne 124 ] || echo "(timed out after $limit s)" >>"$log"
+    info "(exit $rc after $(elapsed "$t"))"
     return "$rc"
 }
 
@@ -307,7 +326,7 @@ run_release() { # run_release <codename>: 0 when every step passed
     fi
     info "$(grep -E 'ok  stopped' "$logs/down.log" | head -n 1 | sed 's/^ *//')"
 
-    unit="skipped (--up-only)"
+    unit="unit tests not run (--up-only)"
     if [ "$UP_ONLY" = 0 ]; then
         step "TEAMDESK_SERVER_SMOKE=0 ./teamdesk test -DskipITs   (unit tests; Redis Clusters on $CLUSTER_PORT and $FAILOVER_PORT; log ${logs#"$REPO"/}/test.log)"
         if ! in_root "$root" "$TEST_TIMEOUT" "$logs/test.log" \
@@ -317,16 +336,19 @@ run_release() { # run_release <codename>: 0 when every step passed
             return 1
         fi
         # Surefire's totals, one line per execution (the default one and the Redis Cluster one)
+        # Surefire's totals, one line per execution (the default one and the Redis Cluster one)
         unit=$(grep -E '^\[(INFO|WARNING)\] Tests run: [0-9]+, Failures: 0, Errors: 0, Skipped: [0-9]+$' "$logs/test.log" |
-            sed 's/^\[[A-Z]*\] //' | paste -sd ';' - | sed 's/;/; /g')
+            sed -E 's/^.*Tests run: ([0-9]+), Failures: 0, Errors: 0, Skipped: ([0-9]+)$/\1 (\2 skipped)/' | paste -sd '+' - |
+            sed 's/+/ + /g')
         [ -n "$unit" ] || unit="(no Surefire totals found in the log)"
-        info "unit tests passed: $unit"
+        unit="unit tests passed: $unit, 0 failures"
+        info "$unit"
     fi
 
     step "Cleaning up $root"
     cleanup_root "$root" "$KEEP" || { fail_release "$codename" "$t0" "clean-up failed"; return 1; }
     CURRENT_ROOT=''
-    RESULTS+=("PASS  Debian $num ($codename): from a clean clone, ./teamdesk up showed the main job ($csv, $lines lines) and ${console#The console: }; down stopped it; unit tests: $unit; $(elapsed "$t0")")
+    RESULTS+=("PASS  Debian $num ($codename) minbase, clean clone: ./teamdesk up printed the main job ($csv, $lines lines) and the console ${console#The console: } with no manual step; down stopped it; $unit; $(elapsed "$t0")")
     return 0
 }
 
@@ -344,7 +366,7 @@ fail_release() { # fail_release <codename> <t0> <why>
 ensure_debootstrap
 MIRROR=${FRESH_MIRROR:-$(host_mirror | head -n 1)}
 [ -n "$MIRROR" ] || die "no Debian archive found in /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list; set FRESH_MIRROR."
-check_ports_free
+choose_ports
 
 failed=0
 for codename in "${RELEASES[@]}"; do
