@@ -23,7 +23,8 @@
 #   --up-only   up, the launcher's checks and down only (no unit tests); what .ci/run runs
 # Settings: FRESH_ROOT_BASE (/var/tmp), FRESH_MIRROR (else from /etc/apt/sources.list.d/*.sources or
 # /etc/apt/sources.list), FRESH_APP_PORT (18480), FRESH_DB_PORT (15532), FRESH_REDIS_PORT (16479),
-# FRESH_CLUSTER_PORT (17301: 17301-17306), FRESH_FAILOVER_PORT (17311: 17311-17316).
+# FRESH_CLUSTER_PORT (17301: 17301-17306), FRESH_FAILOVER_PORT (17311: 17311-17316), FRESH_HEALTH_TIMEOUT (420 s,
+# the launcher's TEAMDESK_HEALTH_TIMEOUT inside).
 # Logs of each step: .run/fresh-machine/<codename>/. Takes 10-25 min per release (apt and ~520 Maven artifacts).
 set -euo pipefail
 
@@ -34,6 +35,9 @@ DB_PORT=${FRESH_DB_PORT:-15532}
 REDIS_PORT=${FRESH_REDIS_PORT:-16479}
 CLUSTER_PORT=${FRESH_CLUSTER_PORT:-17301}
 FAILOVER_PORT=${FRESH_FAILOVER_PORT:-17311}
+# TEAMDESK_HEALTH_TIMEOUT inside: Payara Micro took 121-162 s to become healthy in a root while other builds kept
+# this 2-core machine busy (~20 s alone); past the launcher's 180 s a busy machine would read as a broken launcher.
+HEALTH_TIMEOUT=${FRESH_HEALTH_TIMEOUT:-420}
 MARKER=.teamdesk-fresh-root # in every root this script builds; it removes no directory without it
 UP_TIMEOUT=2700             # s for `./teamdesk up` (apt, the first Maven build, the demo)
 TEST_TIMEOUT=3600           # s for the unit tests
@@ -259,7 +263,7 @@ in_root() {
     local root=$1 limit=$2 log=$3 cmd=$4 rc=0 t=$SECONDS
     timeout --kill-after=30 "$limit" chroot "$root" /usr/bin/env -i \
         HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-        TEAMDESK_PORT="$APP_PORT" \
+        TEAMDESK_PORT="$APP_PORT" TEAMDESK_HEALTH_TIMEOUT="$HEALTH_TIMEOUT" \
         TEAMDESK_DB_URL="jdbc:postgresql://127.0.0.1:$DB_PORT/teamdesk?stringtype=unspecified" \
         TEAMDESK_REDIS_URL="redis://127.0.0.1:$REDIS_PORT" \
         /bin/bash -c "cd /root/teamdesk && $cmd" </dev/null >"$log" 2>&1 || rc=$?
