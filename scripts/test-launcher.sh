@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
-# Checks the launcher's JDK selection, hostname check, demo ids (read from the seed) and --instances/down with fake JDKs, a fake PATH and stubbed apt
-# (nothing is installed, nothing outside a temporary directory is touched). Run: scripts/test-launcher.sh
+# Checks the launcher's JDK selection, hostname check, demo ids (read from the seed), --instances/down, the port check
+# without curl and the "missing and could not be installed" messages, with fake JDKs, a fake PATH and a stubbed apt
+# (nothing is installed, nothing outside a temporary directory is touched). Needs only a minimal Debian (bash, coreutils,
+# perl-base): scripts/fresh-machine.sh runs it there too. Run: scripts/test-launcher.sh
+# The cases are code in single-quoted strings and stubs that the launcher calls: SC2016/SC2317 do not apply;
+# the launcher is sourced from a path known at run time (SC1091); the cases set its PATH and variables (SC2123, SC2034).
+# shellcheck disable=SC1091,SC2016,SC2317,SC2123,SC2034
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -10,7 +15,7 @@ FAILURES=0
 
 # The only tools on the cases' PATH besides the fakes: no real java is visible.
 mkdir -p "$TMP/tools"
-for tool in sed head dirname readlink tr cat mkdir cp chmod ln rm id; do
+for tool in sed head dirname readlink tr cat mkdir cp chmod ln rm id env grep tail mktemp sort seq; do
     ln -s "$(command -v "$tool")" "$TMP/tools/$tool"
 done
 
@@ -35,8 +40,8 @@ run_case() {
         # shellcheck source=../teamdesk
         source "$ROOT/teamdesk"
         PATH="$TMP/case/path:$TMP/tools"
-        apt_update() { :; }
-        apt_install() { # installs a fake JDK where Debian's package would put it
+        apt_try_update() { :; }
+        apt_try_install() { # installs a fake JDK where Debian's package would put it
             local v
             v=$(echo "$1" | tr -dc 0-9)
             echo "$*" >>"$TMP/case/apt/installed"
@@ -88,6 +93,18 @@ if getent hosts "$(hostname)" >/dev/null 2>&1; then
     if [ "$rc" -eq 0 ]; then echo "ok   this machine's hostname passes"; else echo "FAIL own hostname: $out"; FAILURES=$((FAILURES + 1)); fi
 fi
 
+# listen <port>: a TCP listener on 127.0.0.1:<port> in the background (pid in LISTENER) with perl-base's
+# IO::Socket::INET (on every Debian, minimal ones too); returns once the port accepts connections.
+cat >"$TMP/listen.sh" <<'EOF'
+listen() {
+    perl -MIO::Socket::INET -e '$s = IO::Socket::INET->new(LocalAddr => "127.0.0.1", LocalPort => $ARGV[0],
+        Listen => 5, ReuseAddr => 1) or die "listen: $!\n"; close $c while $c = $s->accept' "$1" >/dev/null 2>&1 &
+    LISTENER=$!
+    for _ in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done
+    echo "the listener on $1 did not start"; return 1
+}
+EOF
+
 # check <name> <command...>: one more case that passes when the command succeeds
 check() {
     local name=$1 out
@@ -112,10 +129,9 @@ check "a TEAMDESK_PORT that is no port number, or a taken port of the range, is 
         ( export TEAMDESK_PORT=\"\$bad\"; source '$ROOT/teamdesk'; RUN_DIR='$TMP/runp'; check_ports 1 ) >/dev/null 2>&1 &&
             { echo \"accepted port '\$bad'\"; exit 1; }
     done
-    python3 -m http.server 18191 --bind 127.0.0.1 >/dev/null 2>&1 & web=\$!
-    for _ in \$(seq 1 50); do curl -s -o /dev/null http://127.0.0.1:18191/ && break; sleep 0.1; done
+    source '$TMP/listen.sh'; listen 18191 || exit 1
     ( export TEAMDESK_PORT=18190; source '$ROOT/teamdesk'; RUN_DIR='$TMP/runp'; check_ports 2 ) >/dev/null 2>&1; rc=\$?
-    kill \$web; [ \$rc != 0 ] || { echo 'port 18191 taken but accepted'; exit 1; }"
+    kill \$LISTENER; [ \$rc != 0 ] || { echo 'port 18191 taken but accepted'; exit 1; }"
 check "up --instances 3 starts three servers on consecutive ports, then waits for each" bash -c "
     export TEAMDESK_PORT=18180; source '$ROOT/teamdesk'; RUN_DIR='$TMP/run3'
     start_server() { echo \"start \$INSTANCE \$PORT \${PID_FILE##*/} \${LOG_FILE##*/}\" >>'$TMP/calls3'; }
@@ -136,6 +152,60 @@ check "down stops every instance (fake servers)" bash -c "
     stop_instances >/dev/null
     for p in \$pids; do ! kill -0 \$p 2>/dev/null || { echo \"pid \$p still runs\"; kill \$p; exit 1; }; done
     [ -z \"\$(ls \"\$RUN_DIR\")\" ] || { ls \"\$RUN_DIR\"; exit 1; }"
+
+# Issue 27: nothing is used before the step that installs it, and a missing tool is said as such.
+# The port check (before anything is installed) with no curl on the PATH: free ports pass, a taken one is
+# named, and no "command not found" is read as a taken port.
+ports_without_curl() {
+    local out rc=0 t
+    mkdir -p "$TMP/nocurl"
+    for t in timeout seq sort; do ln -sf "$(command -v "$t")" "$TMP/nocurl/$t"; done
+    source "$TMP/listen.sh"
+    listen 18194 || return 1
+    out=$( (export TEAMDESK_PORT=18192; source "$ROOT/teamdesk"; PATH="$TMP/nocurl"; RUN_DIR="$TMP/runnc"
+        if command -v curl >/dev/null 2>&1; then echo "curl is still on the PATH"; exit 1; fi
+        check_ports 2 && echo "18192-18193 free" && check_ports 3) 2>&1) || rc=$?
+    kill "$LISTENER"
+    if [ "$rc" -ne 0 ] && [[ "$out" == *"18192-18193 free"* ]] && [[ "$out" == *"Something already answers on port 18194"* ]] &&
+        [[ "$out" != *"not found"* ]]; then return 0; fi
+    echo "rc $rc: $out"
+    return 1
+}
+check "the port check needs no curl (free ports pass, a taken one is named)" ports_without_curl
+
+# missing_tool <apt-get script or "none"> <expected message>: ensure_cmd jq jq with no jq, and apt-get as given
+missing_tool() {
+    local out rc=0 dir="$TMP/apt-$RANDOM"
+    mkdir -p "$dir"
+    if [ "$1" != none ]; then printf '#!/bin/sh\n%s\n' "$1" >"$dir/apt-get"; chmod +x "$dir/apt-get"; fi
+    out=$( (source "$ROOT/teamdesk"; PATH="$dir:$TMP/tools"; can_be_root() { :; }; as_root() { "$@"; }
+        ensure_cmd jq jq) 2>&1) || rc=$?
+    if [ "$rc" -ne 0 ] && [[ "$out" == *"$2"* ]]; then return 0; fi
+    echo "rc $rc: $out"
+    return 1
+}
+check "a tool apt cannot install: 'jq is missing and could not be installed (apt-get install jq failed: ...)'" missing_tool \
+    'case "$*" in *install*) echo "E: Unable to locate package jq" >&2; exit 100;; esac' \
+    "jq is missing and could not be installed (apt-get install jq failed: E: Unable to locate package jq)."
+check "apt-get update failing is named as the reason" missing_tool \
+    'echo "E: The repository is not signed." >&2; exit 100' \
+    "jq is missing and could not be installed (apt-get update failed: E: The repository is not signed.)."
+check "an install that brings no command says so" missing_tool 'exit 0' \
+    "jq is missing and could not be installed (apt-get install jq succeeded, but there is still no jq on the PATH)."
+check "no apt-get at all says so" missing_tool none "jq is missing and could not be installed (there is no apt-get here"
+
+# status with no PostgreSQL or Redis client: "unknown ... is missing", not "DOWN"
+status_without_clients() {
+    local out
+    out=$( (source "$ROOT/teamdesk"; PATH="$TMP/tools"; RUN_DIR="$TMP/runstatus"; cmd_status) 2>&1) || return 1
+    if [[ "$out" == *"postgres  unknown"*"pg_isready is missing"* ]] && [[ "$out" == *"redis     unknown"*"redis-cli is missing"* ]] &&
+        [[ "$out" != *DOWN* ]]; then return 0; fi
+    echo "$out"
+    return 1
+}
+check "status says a missing client is missing, not that the service is down" status_without_clients
+check "test skips the browser only when the integration tests are skipped" bash -c "source '$ROOT/teamdesk'
+    ! runs_its -DskipITs && ! runs_its -q -DskipTests=true && runs_its && runs_its -Dit.test=ExportIT"
 
 if [ "$FAILURES" -ne 0 ]; then
     echo "$FAILURES launcher check(s) failed"

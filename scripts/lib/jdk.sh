@@ -3,6 +3,7 @@
 # Sourced by ./teamdesk (jdk.sh); uses its variables (ROOT, RUN_DIR, ...) and scripts/lib/output.sh.
 
 APT_UPDATED=0
+APT_ERROR='' # why the last apt_try_install failed, for the caller's message
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then
         "$@"
@@ -13,21 +14,49 @@ as_root() {
     fi
 }
 
-apt_update() { # once per run
-    command -v apt-get >/dev/null 2>&1 ||
-        die "Missing: ${1:-a package}. This script installs packages with apt-get (Debian/Ubuntu); install it yourself here."
-    if [ "$APT_UPDATED" = 0 ]; then
-        step "apt-get update"
-        as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq </dev/null || die "apt-get update failed"
-        APT_UPDATED=1
-    fi
+can_be_root() { [ "$(id -u)" -eq 0 ] || command -v sudo >/dev/null 2>&1; }
+
+apt_last_error() { # apt_last_error <file>: apt's last "E:" line (else its last line), for a one-line reason
+    local line
+    line=$(grep '^E: ' "$1" 2>/dev/null | tail -n 1 || true)
+    [ -n "$line" ] || line=$(grep -v '^[[:space:]]*$' "$1" 2>/dev/null | tail -n 1 || true)
+    printf '%s' "${line:-no message}"
 }
 
-apt_install() {
-    apt_update "$*"
+apt_try_update() { # once per run; 1 with APT_ERROR set when it cannot be done
+    local err rc=0
+    if ! command -v apt-get >/dev/null 2>&1; then
+        APT_ERROR="there is no apt-get here (this script installs with apt-get: Debian/Ubuntu)"
+        return 1
+    fi
+    can_be_root || { APT_ERROR="installing needs root or sudo"; return 1; }
+    [ "$APT_UPDATED" = 0 ] || return 0
+    step "apt-get update"
+    err=$(mktemp)
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq </dev/null 2>"$err" || rc=$?
+    cat "$err" >&2
+    [ "$rc" -eq 0 ] || APT_ERROR="apt-get update failed: $(apt_last_error "$err")"
+    rm -f "$err"
+    [ "$rc" -eq 0 ] || return 1
+    APT_UPDATED=1
+}
+
+apt_try_install() { # apt_try_install <package...>: 0 when apt-get installed them, else 1 with APT_ERROR set
+    local err rc=0
+    apt_try_update || return 1
     step "apt-get install $*"
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" </dev/null ||
-        die "apt-get install $* failed"
+    err=$(mktemp)
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" </dev/null 2>"$err" || rc=$?
+    cat "$err" >&2
+    [ "$rc" -eq 0 ] || APT_ERROR="apt-get install $* failed: $(apt_last_error "$err")"
+    rm -f "$err"
+    return "$rc"
+}
+
+install_missing() { # install_missing <what is missing> <package...>: installed, or die "<what> is missing and could not be installed (why)"
+    local what=$1
+    shift
+    apt_try_install "$@" || die "$what is missing and could not be installed ($APT_ERROR)."
 }
 
 # Java: Payara Micro 6 runs on JDK 17 and 21 (the build compiles with release 17 either way). Debian 12
@@ -68,7 +97,7 @@ find_jdk() { # prints the home of an installed OpenJDK 17 or 21 under $JVM_ROOT,
     return 1
 }
 
-jdk_package() { # the JDK package apt can install here: 17 where packaged, else 21 (Debian 13); apt_update first
+jdk_package() { # the JDK package apt can install here: 17 where packaged, else 21 (Debian 13); apt_try_update first
     local v
     for v in $JDK_VERSIONS; do
         if [ -n "$(apt-cache madison "openjdk-$v-jdk-headless" 2>/dev/null)" ]; then
@@ -89,10 +118,10 @@ ensure_java() {
         info "$(command -v "$(java_bin)") is Java $(java_major)$(jdk_usable_reason); looking for a JDK $JDK_MIN or $JDK_MAX"
     fi
     if ! home=$(find_jdk); then
-        apt_update "a JDK $JDK_MIN or $JDK_MAX"
+        apt_try_update || die "A JDK $JDK_MIN or $JDK_MAX is missing and could not be installed ($APT_ERROR)."
         pkg=$(jdk_package) || die "apt offers neither openjdk-17-jdk-headless nor openjdk-21-jdk-headless here.
        Install a JDK 17 or 21 yourself and set JAVA_HOME to it (Payara Micro 6 does not support newer ones)."
-        apt_install "$pkg"
+        install_missing "A JDK $JDK_MIN or $JDK_MAX" "$pkg"
         home=$(find_jdk) || die "$pkg installed but no JDK $JDK_MIN or $JDK_MAX found under $JVM_ROOT (java-17-openjdk*, java-21-openjdk*)"
     fi
     export JAVA_HOME="$home" PATH="$home/bin:$PATH"
@@ -109,12 +138,14 @@ jdk_usable_reason() { # why the current java is not used (after jdk_usable faile
     fi
 }
 
-ensure_cmd() { # ensure_cmd <command> <apt package>
+ensure_cmd() { # ensure_cmd <command> <apt package>: the command is there (installed when missing), or die saying so
     if command -v "$1" >/dev/null 2>&1; then
         ok "$1"
-    else
-        apt_install "$2"
+        return
     fi
+    install_missing "$1" "$2"
+    command -v "$1" >/dev/null 2>&1 ||
+        die "$1 is missing and could not be installed (apt-get install $2 succeeded, but there is still no $1 on the PATH)."
 }
 
 ensure_tools() { # ensure_tools [extra commands...]: java, mvn, curl, openssl and the given ones
@@ -139,11 +170,11 @@ CHROMIUM_BIN=/usr/bin/chromium
 CHROMEDRIVER_BIN=/usr/bin/chromedriver
 ensure_browser() {
     if [ ! -x "$CHROMIUM_BIN" ] || [ ! -x "$CHROMEDRIVER_BIN" ]; then
-        apt_install chromium chromium-driver
+        install_missing "The browser of the browser tests (chromium, chromium-driver)" chromium chromium-driver
     fi
     # Chinese and emoji ticket titles in the screenshots need fonts that have those glyphs.
     if ! fc-list 2>/dev/null | grep -q 'NotoSansCJK' || ! fc-list 2>/dev/null | grep -q 'NotoColorEmoji'; then
-        apt_install fonts-noto-cjk fonts-noto-color-emoji
+        install_missing "The fonts of the browser tests" fonts-noto-cjk fonts-noto-color-emoji
     fi
     [ -x "$CHROMIUM_BIN" ] && [ -x "$CHROMEDRIVER_BIN" ] ||
         die "chromium and chromium-driver are installed but $CHROMIUM_BIN or $CHROMEDRIVER_BIN is missing; the browser tests cannot run."

@@ -35,6 +35,22 @@ server_pid() { # prints the pid of our running Payara Micro, or fails
 
 health_ok() { curl -fs -o /dev/null --max-time 5 "$BASE_URL/health"; }
 
+# port_taken <port>: something accepts TCP connections on 127.0.0.1:<port>. Bash's own /dev/tcp and
+# coreutils' timeout only: this runs before ensure_tools, on machines without curl (issue 27). A refused
+# connection means free; an accepted one, or no answer within 3 s, means taken; anything else stops here
+# rather than being read as either.
+port_taken() {
+    local rc=0
+    command -v timeout >/dev/null 2>&1 || die "timeout (coreutils) is missing: cannot check whether port $1 is free."
+    # shellcheck disable=SC2016 # $1 belongs to the inner shell
+    timeout 3 "$BASH" -c 'exec 3<>"/dev/tcp/127.0.0.1/$1"' port-probe "$1" 2>/dev/null || rc=$?
+    case "$rc" in
+        0 | 124) return 0 ;;
+        1) return 1 ;;
+        *) die "Could not check whether port $1 is free (the /dev/tcp probe exited $rc)." ;;
+    esac
+}
+
 show_log_tail() {
     printf '\n%s--- last 40 lines of %s ---%s\n' "$DIM" "${LOG_FILE#"$ROOT"/}" "$R" >&2
     tail -n 40 "$LOG_FILE" >&2 || true
@@ -42,15 +58,13 @@ show_log_tail() {
 }
 
 start_server() {
-    local pid code java_opts
+    local pid java_opts
     step "Starting Payara Micro${INSTANCE:+ instance $INSTANCE} on port $PORT"
     if pid=$(server_pid); then
         die "TeamDesk is already running (pid $pid, log ${LOG_FILE#"$ROOT"/}). Run './teamdesk demo' to repeat the demo, or './teamdesk down' first."
     fi
     rm -f "$PID_FILE"
-    code=0
-    curl -s -o /dev/null --max-time 3 "$BASE_URL/" || code=$?
-    [ "$code" = 7 ] || die "Something already answers on port $PORT. Stop it or choose another port: TEAMDESK_PORT=8081 ./teamdesk up"
+    ! port_taken "$PORT" || die "Something already answers on port $PORT. Stop it or choose another port: TEAMDESK_PORT=8081 ./teamdesk up"
     case "$MP_JWT_VERIFY_PUBLICKEY_LOCATION" in
         file:*) [ -r "${MP_JWT_VERIFY_PUBLICKEY_LOCATION#file:}" ] ||
             die "MP_JWT_VERIFY_PUBLICKEY_LOCATION points at a file that is not readable: $MP_JWT_VERIFY_PUBLICKEY_LOCATION" ;;
@@ -182,16 +196,14 @@ parse_instances() { # parse_instances <value>: a count 1..MAX_INSTANCES, or die
 }
 
 check_ports() { # check_ports <n>: TEAMDESK_PORT is a port number and ports BASE_PORT.. BASE_PORT+n-1 exist and are free, or die
-    local n=$1 i code
+    local n=$1 i
     [[ "$BASE_PORT" =~ ^[1-9][0-9]{0,4}$ ]] && [ "$BASE_PORT" -le 65535 ] ||
         die "TEAMDESK_PORT must be a port number (1-65535), got: '$BASE_PORT'"
     [ "$((BASE_PORT + n - 1))" -le 65535 ] || die "Ports $BASE_PORT..$((BASE_PORT + n - 1)) do not exist; choose a lower TEAMDESK_PORT."
     # a running TeamDesk is reported by start_server ("already running"), not as a taken port
     [ -z "$(known_instances)" ] || return 0
     for i in $(seq 0 $((n - 1))); do
-        code=0
-        curl -s -o /dev/null --max-time 3 "http://127.0.0.1:$((BASE_PORT + i))/" || code=$?
-        [ "$code" = 7 ] || die "Something already answers on port $((BASE_PORT + i)); $n instance(s) need ports $BASE_PORT..$((BASE_PORT + n - 1)) free. Stop it or choose another range: TEAMDESK_PORT=<first port> ./teamdesk up${n:+ --instances $n}"
+        ! port_taken "$((BASE_PORT + i))" || die "Something already answers on port $((BASE_PORT + i)); $n instance(s) need ports $BASE_PORT..$((BASE_PORT + n - 1)) free. Stop it or choose another range: TEAMDESK_PORT=<first port> ./teamdesk up${n:+ --instances $n}"
     done
 }
 

@@ -14,9 +14,14 @@ wait_until() { # wait_until <seconds> <command...>: true once the command succee
 pg_up() { pg_isready -q -h "$DB_HOST" -p "$DB_PORT"; }
 
 ensure_postgres() {
+    local pkg=postgresql-client
     step "PostgreSQL on $DB_HOST:$DB_PORT"
     if ! command -v pg_isready >/dev/null 2>&1 || ! command -v psql >/dev/null 2>&1; then
-        if is_local_host "$DB_HOST"; then apt_install postgresql; else apt_install postgresql-client; fi
+        is_local_host "$DB_HOST" && pkg=postgresql
+        install_missing "PostgreSQL's client (pg_isready, psql)" "$pkg"
+        if ! command -v pg_isready >/dev/null 2>&1 || ! command -v psql >/dev/null 2>&1; then
+            die "pg_isready or psql is missing and could not be installed (apt-get install $pkg succeeded, but they are not on the PATH)."
+        fi
     fi
     if pg_up; then
         ok "accepting connections"
@@ -25,27 +30,50 @@ ensure_postgres() {
     is_local_host "$DB_HOST" ||
         die "PostgreSQL at $DB_HOST:$DB_PORT (TEAMDESK_DB_URL) does not answer, and it is not local, so I will not start it."
     if ! ls -d /etc/postgresql/*/main >/dev/null 2>&1; then
-        apt_install postgresql
+        install_missing "The PostgreSQL server" postgresql
+        ls -d /etc/postgresql/*/main >/dev/null 2>&1 ||
+            die "The PostgreSQL server is missing and could not be installed (apt-get install postgresql created no cluster under /etc/postgresql)."
         pg_up && { ok "accepting connections"; return; }
     fi
-    local version
+    local version conf_port start_opts=() out rc=0
     version=$(find /etc/postgresql -mindepth 1 -maxdepth 1 -printf '%f\n' | sort -V | tail -n 1)
-    info "not answering: pg_ctlcluster --skip-systemctl-redirect $version main start"
-    as_root pg_ctlcluster --skip-systemctl-redirect "$version" main start ||
-        warn "pg_ctlcluster returned an error (it may already be running); waiting for it anyway"
-    wait_until 30 pg_up ||
-        die "PostgreSQL $version did not accept connections on $DB_HOST:$DB_PORT within 30 s.
+    conf_port=$(pg_cluster_port "$version")
+    # The cluster listens where TEAMDESK_DB_URL says: its configured port, unless that names another one (the
+    # cluster's package chose a free port, a root sharing a host's network: scripts/fresh-machine.sh). Then
+    # the port is given to this start only; the cluster's configuration is left as it is.
+    [ "$conf_port" = "$DB_PORT" ] || start_opts=(-- -o "-p $DB_PORT")
+    info "not answering: pg_ctlcluster --skip-systemctl-redirect $version main start${start_opts[*]:+ ${start_opts[*]}}"
+    [ "$conf_port" = "$DB_PORT" ] ||
+        info "(the cluster is configured for port $conf_port; TEAMDESK_DB_URL names $DB_PORT, so it is started on $DB_PORT)"
+    out=$(as_root pg_ctlcluster --skip-systemctl-redirect "$version" main start "${start_opts[@]}" 2>&1) || rc=$?
+    if ! wait_until 30 pg_up; then
+        [ -z "$out" ] || printf '%s\n' "$out" >&2
+        die "PostgreSQL $version did not accept connections on $DB_HOST:$DB_PORT within 30 s (pg_ctlcluster exit $rc, output above).
        Look at /var/log/postgresql/postgresql-$version-main.log, and check that it listens on
        $DB_HOST port $DB_PORT (listen_addresses and port in /etc/postgresql/$version/main/postgresql.conf)."
+    fi
+    # pg_ctlcluster checks the server on the configured port, so on another one it reports a failure.
+    [ "$rc" -eq 0 ] || [ "$conf_port" != "$DB_PORT" ] || warn "pg_ctlcluster exited $rc, yet PostgreSQL answers: $out"
     ok "started, accepting connections"
+}
+
+pg_cluster_port() { # pg_cluster_port <version>: the port in /etc/postgresql/<version>/main/postgresql.conf (5432 if unset)
+    local port
+    port=$(sed -n 's/^[[:space:]]*port[[:space:]]*=[[:space:]]*\([0-9][0-9]*\).*/\1/p' \
+        "/etc/postgresql/$1/main/postgresql.conf" 2>/dev/null | tail -n 1)
+    echo "${port:-5432}"
 }
 
 redis_up() { [ "$(redis-cli -u "$TEAMDESK_REDIS_URL" ping 2>/dev/null)" = PONG ]; }
 
 ensure_redis() {
+    local pkg=redis-tools
     step "Redis on $REDIS_HOST:$REDIS_PORT"
     if ! command -v redis-cli >/dev/null 2>&1; then
-        if is_local_host "$REDIS_HOST"; then apt_install redis-server; else apt_install redis-tools; fi
+        is_local_host "$REDIS_HOST" && pkg=redis-server
+        install_missing "redis-cli" "$pkg"
+        command -v redis-cli >/dev/null 2>&1 ||
+            die "redis-cli is missing and could not be installed (apt-get install $pkg succeeded, but it is not on the PATH)."
     fi
     if redis_up; then
         ok "PONG"
@@ -53,7 +81,11 @@ ensure_redis() {
     fi
     is_local_host "$REDIS_HOST" ||
         die "Redis at $REDIS_HOST:$REDIS_PORT (TEAMDESK_REDIS_URL) does not answer, and it is not local, so I will not start it."
-    command -v redis-server >/dev/null 2>&1 || apt_install redis-server
+    if ! command -v redis-server >/dev/null 2>&1; then
+        install_missing "redis-server" redis-server
+        command -v redis-server >/dev/null 2>&1 ||
+            die "redis-server is missing and could not be installed (apt-get install redis-server succeeded, but it is not on the PATH)."
+    fi
     redis_up && { ok "PONG"; return; }
     mkdir -p "$RUN_DIR"
     info "not answering: redis-server --daemonize yes --port $REDIS_PORT (log: .run/redis.log)"
@@ -73,10 +105,17 @@ ensure_services() {
 # psql as a PostgreSQL superuser. Where the current OS user maps to a superuser role over
 # the local socket (trust or peer, as on a CI machine with a root role), use that; on a
 # fresh Debian install only the postgres OS user can connect (peer auth): use runuser/sudo.
+# The local socket is the one of DB_PORT (its file name carries the port; Debian's psql would otherwise pick
+# the default cluster's port from its configuration).
 PG_ADMIN=''
+pg_socket_opts() { # PG_SOCKET_OPTS: -p DB_PORT when the database is local (the socket of that port), else none
+    PG_SOCKET_OPTS=()
+    if is_local_host "$DB_HOST"; then PG_SOCKET_OPTS=(-p "$DB_PORT"); fi
+}
 pg_admin_detect() {
     [ -z "$PG_ADMIN" ] || return 0
-    if [ "$(psql -X -tA -d postgres -c 'SELECT rolsuper FROM pg_roles WHERE rolname = current_user' 2>/dev/null)" = t ]; then
+    pg_socket_opts
+    if [ "$(psql "${PG_SOCKET_OPTS[@]}" -X -tA -d postgres -c 'SELECT rolsuper FROM pg_roles WHERE rolname = current_user' 2>/dev/null)" = t ]; then
         PG_ADMIN=self
         ok "PostgreSQL superuser: role $(id -un) over the local socket"
     elif [ "$(id -u)" -eq 0 ] && id postgres >/dev/null 2>&1 && command -v runuser >/dev/null 2>&1; then
@@ -93,9 +132,9 @@ pg_admin_detect() {
 
 pg_admin() { # psql as a superuser on database postgres; pg_admin_detect must have run
     case "$PG_ADMIN" in
-        self) psql -X -q -v ON_ERROR_STOP=1 -d postgres "$@" ;;
-        runuser) (cd / && runuser -u postgres -- psql -X -q -v ON_ERROR_STOP=1 -d postgres "$@") ;;
-        sudo) (cd / && sudo -u postgres psql -X -q -v ON_ERROR_STOP=1 -d postgres "$@") ;;
+        self) psql "${PG_SOCKET_OPTS[@]}" -X -q -v ON_ERROR_STOP=1 -d postgres "$@" ;;
+        runuser) (cd / && runuser -u postgres -- psql "${PG_SOCKET_OPTS[@]}" -X -q -v ON_ERROR_STOP=1 -d postgres "$@") ;;
+        sudo) (cd / && sudo -u postgres psql "${PG_SOCKET_OPTS[@]}" -X -q -v ON_ERROR_STOP=1 -d postgres "$@") ;;
         *) die "internal: pg_admin before pg_admin_detect" ;;
     esac
 }

@@ -27,7 +27,8 @@ cmd_test() {
     parse_db_url "$TEAMDESK_DB_URL"
     step "Checking that this machine's hostname resolves (the integration tests start Payara Micro)"
     check_hostname
-    ensure_tools browser
+    # Only the integration tests (ConsoleIT) drive the browser: a run that skips them does not install it.
+    if runs_its "$@"; then ensure_tools browser; else ensure_tools; info "no integration tests in this run: the browser is not needed"; fi
     ensure_services
     prepare_database "$TEST_DB" fresh
     step "mvn -B verify $*"
@@ -54,6 +55,16 @@ cmd_test() {
         printf '\n%sTests FAILED (mvn exit %d).%s Reports: target/surefire-reports, target/failsafe-reports\n' "$RED" "$rc" "$R" >&2
     fi
     return "$rc"
+}
+
+runs_its() { # runs_its <mvn args...>: false when the arguments skip Failsafe's integration tests
+    local a
+    for a in "$@"; do
+        case "$a" in
+            -DskipITs | -DskipITs=true | -DskipTests | -DskipTests=true | -Dmaven.test.skip | -Dmaven.test.skip=true) return 1 ;;
+        esac
+    done
+    return 0
 }
 
 # Prints "<prefix> <keys>" for each of the run's prefixes that still has keys on TEAMDESK_REDIS_URL. Only
