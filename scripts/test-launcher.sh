@@ -74,7 +74,7 @@ run_case "a JRE 17 on PATH is not enough" "/case/jvm/java-21-openjdk-arm64 insta
 run_case "JAVA_HOME pointing at 25 is replaced" "/case/jvm/java-21-openjdk-amd64 installed=" \
     'fake_java "$TMP/case/j25" 25; export JAVA_HOME="$TMP/case/j25"; fake_java "$JVM_ROOT/java-21-openjdk-amd64" 21'
 run_case "no java, apt has 17 (Debian 12): installs 17" "installed=openjdk-17-jdk-headless" \
-    'apt-cache() { echo "openjdk-$(echo "$2" | tr -dc 0-9)-jdk-headless | 1 | http://deb.debian.org/debian bookworm/main"; }'
+    'apt-cache() { echo "openjdk-$(echo "$2" | tr -dc 0-9)-jdk-headless | 1 | http://mirror.invalid/debian bookworm/main"; }'
 run_case "no java, apt has only 21 (Debian 13): installs 21" "installed=openjdk-21-jdk-headless" \
     'apt-cache() { case "$2" in openjdk-21-*) echo "openjdk-21-jdk-headless | 21.0.9 | trixie";; esac; }'
 run_case "no java, apt has neither: clear error" "die:neither openjdk-17-jdk-headless nor openjdk-21-jdk-headless" \
