@@ -434,9 +434,10 @@ public final class Worker implements AutoCloseable {
 
     /** Issue 28: back to delayed under the lock, no attempt counted; a lost lock leaves it to the stalled check. */
     private void defer(RunningJob job, JobDeferredException deferred) {
+        String reason = reasonOf(deferred);
         boolean moved;
         try {
-            moved = store.defer(job.fetched(), deferred.delayMs(), reasonOf(deferred));
+            moved = store.defer(job.fetched(), deferred.delayMs(), reason);
         } catch (RuntimeException e) {
             LOG.log(Level.FINE, e, () -> "worker " + workerId + ": could not defer job " + job.id()
                     + "; it is left to the stalled check");
@@ -447,7 +448,7 @@ public final class Worker implements AutoCloseable {
                     + " and the job is left to the stalled check");
             return;
         }
-        listeners.emit(l -> l.deferred(job.id(), deferred.delayMs(), reasonOf(deferred)));
+        listeners.emit(l -> l.deferred(job.id(), deferred.delayMs(), reason));
     }
 
     private RunningJob track(QueueStore.FetchedJob fetched) {

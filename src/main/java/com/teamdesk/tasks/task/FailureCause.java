@@ -1,7 +1,5 @@
 package com.teamdesk.tasks.task;
 
-import java.util.Optional;
-
 /**
  * Why a run ended FAILED when the task's own code did not say it (issue 28): each cause has a fixed,
  * readable {@code lastError}, and the queue's failed reason of a run that the ledger learns about only from
@@ -42,13 +40,11 @@ public enum FailureCause {
      * @return the cause it names; {@link #QUEUE_FAILED} for any other reason
      */
     public static FailureCause ofQueueReason(String failedReason) {
-        return Optional.ofNullable(failedReason).flatMap(r -> {
-            for (FailureCause c : values()) {
-                if (!c.queueReason.isEmpty() && r.startsWith(c.queueReason)) {
-                    return Optional.of(c);
-                }
+        for (FailureCause c : values()) {
+            if (failedReason != null && !c.queueReason.isEmpty() && failedReason.startsWith(c.queueReason)) {
+                return c;
             }
-            return Optional.empty();
-        }).orElse(QUEUE_FAILED);
+        }
+        return QUEUE_FAILED;
     }
 }
