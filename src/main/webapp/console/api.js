@@ -20,10 +20,11 @@ export function claims() {
 }
 
 export class ApiError extends Error {
-  constructor(status, problem) {
+  constructor(status, problem, retryAfter = null) {
     super(problem && (problem.detail || problem.title) || `HTTP ${status}`);
     this.status = status;
     this.problem = problem || {};
+    this.retryAfter = retryAfter; // seconds, from Retry-After, or null
   }
 }
 
@@ -77,8 +78,8 @@ export async function download(path, fallbackName) {
 /**
  * Reads a text/event-stream with fetch (EventSource cannot send an Authorization header) and
  * calls onEvent({event, id, data}) per frame. Reconnects with Last-Event-ID after a drop
- * (backoff 1 s doubling to 15 s); stops on 401/403/404 or when the server ends a finite stream
- * (finite: true). Returns a function that closes the stream.
+ * (backoff 1 s doubling to 15 s, at least the Retry-After of a 429); stops on 401/403/404 or when
+ * the server ends a finite stream (finite: true). Returns a function that closes the stream.
  */
 export function openStream(path, { onEvent, onState, finite = false }) {
   const ctl = new AbortController();
@@ -91,7 +92,10 @@ export function openStream(path, { onEvent, onState, finite = false }) {
     const h = headers({ Accept: 'text/event-stream' });
     if (lastId !== null) h['Last-Event-ID'] = lastId;
     const res = await fetch(path, { headers: h, signal: ctl.signal, cache: 'no-store' });
-    if (!res.ok) throw new ApiError(res.status, await problemOf(res));
+    if (!res.ok) {
+      const after = Number.parseInt(res.headers.get('Retry-After') || '', 10);
+      throw new ApiError(res.status, await problemOf(res), Number.isFinite(after) ? after : null);
+    }
     state('open');
     delay = 1000;
     const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -136,6 +140,7 @@ export function openStream(path, { onEvent, onState, finite = false }) {
           break;
         }
         state('reconnecting', e);
+        if (e instanceof ApiError && e.retryAfter) delay = Math.max(delay, e.retryAfter * 1000);
       }
       await new Promise(r => setTimeout(r, delay));
       delay = Math.min(delay * 2, 15000);

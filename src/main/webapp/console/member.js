@@ -9,7 +9,9 @@ const STATUS_WORDS = {
 
 let me = null;
 let team = null; // {teamId, teamName, role}
-let closeStream = null;
+// The one live stream of this page: {teamId, close, onEvent, onState}; kept while the page shows the same
+// team (re-selecting it, switching views), closed on sign-out, team switch and pagehide (issue 34).
+let live = null;
 let tasks = new Map(); // id -> task
 let ticketCursor = null;
 let remindTicket = null;
@@ -31,9 +33,18 @@ export function mount(el, profile) {
 
 /** Stops the live stream (sign-out, view switch keeps it). */
 export function unmount() {
-  if (closeStream) closeStream();
-  closeStream = null;
+  if (live) live.close();
+  live = null;
 }
+
+// A reload or leaving the page lets go of the stream at once; a page restored from the back-forward cache
+// opens it again.
+window.addEventListener('pagehide', () => {
+  if (live) live.close();
+});
+window.addEventListener('pageshow', ev => {
+  if (ev.persisted && live) connect(live);
+});
 
 function renderTeams() {
   const box = document.getElementById('teams');
@@ -49,7 +60,7 @@ function renderTeams() {
 function selectTeam(m) {
   team = m;
   renderTeams();
-  unmount();
+  if (live && live.teamId !== m.teamId) unmount();
   tasks = new Map();
   const customer = m.role === 'CUSTOMER';
   const content = document.getElementById('team-content');
@@ -223,19 +234,34 @@ async function createReminder() {
 
 function startTasks() {
   const teamId = team.teamId;
-  const stateEl = document.getElementById('stream-state');
-  closeStream = openStream(`/api/v1/teams/${teamId}/tasks/events`, {
+  if (!live) {
+    live = { teamId, close: () => {}, state: null };
+    connect(live);
+  }
+  showState(live.state);
+  loadTasks();
+}
+
+/** Opens (or opens again) the team's stream of {@code l}; its state goes to whatever #stream-state is shown. */
+function connect(l) {
+  l.close = openStream(`/api/v1/teams/${l.teamId}/tasks/events`, {
     onEvent: ev => {
-      if (ev.event === 'task' && team && team.teamId === teamId) upsert(JSON.parse(ev.data), true);
+      if (ev.event === 'task' && team && team.teamId === l.teamId) upsert(JSON.parse(ev.data), true);
     },
     onState: (s, err) => {
-      if (!stateEl.isConnected) return;
-      stateEl.textContent = s === 'open' ? 'Live updates: on.'
-        : s === 'reconnecting' ? 'Live updates: reconnecting…' : 'Live updates: off. ' + (err ? describe(err) : '');
-      stateEl.classList.toggle('bad', s !== 'open');
+      l.state = { s, err };
+      if (live === l) showState(l.state);
     },
   });
-  loadTasks();
+}
+
+function showState(state) {
+  const stateEl = document.getElementById('stream-state');
+  if (!stateEl || !state) return;
+  const { s, err } = state;
+  stateEl.textContent = s === 'open' ? 'Live updates: on.'
+    : s === 'reconnecting' ? 'Live updates: reconnecting…' : 'Live updates: off. ' + (err ? describe(err) : '');
+  stateEl.classList.toggle('bad', s !== 'open');
 }
 
 async function loadTasks() {

@@ -60,6 +60,9 @@ public class TaskMetrics {
         for (String timer : java.util.List.of("dispatch", "recovery", "purge")) {
             sweep(timer, Duration.ZERO, 0);
         }
+        for (String why : java.util.List.of("client_gone", "slow_reader", "finished", "server_stop")) {
+            counter("teamdesk_event_streams_ended", "Event streams ended, by why", "why", why);
+        }
     }
 
     /** A task was created. */
@@ -152,6 +155,15 @@ public class TaskMetrics {
     /** An event stream opened (+1) or closed (-1). */
     public void streams(int delta) {
         openStreams.addAndGet(delta);
+    }
+
+    /**
+     * An event stream ended (issue 34).
+     *
+     * @param why {@code client_gone}, {@code slow_reader}, {@code finished} or {@code server_stop}
+     */
+    public void streamEnded(String why) {
+        counter("teamdesk_event_streams_ended", "Event streams ended, by why", "why", why).inc();
     }
 
     private org.eclipse.microprofile.metrics.Counter counter(String name, String description, String tag, String value) {

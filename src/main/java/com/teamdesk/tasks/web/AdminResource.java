@@ -46,6 +46,9 @@ public class AdminResource {
     ConnectionBudget budget;
 
     @Inject
+    TaskStreams streams;
+
+    @Inject
     CurrentUser user;
 
     @Inject
@@ -65,6 +68,18 @@ public class AdminResource {
     public ConnectionBudget.Verdict capacity() {
         user.id();
         return budget.check();
+    }
+
+    /**
+     * @return this instance's live event streams (issue 34): open, the caps, the watch's period, users with
+     *         open streams (most first); the same count as {@code teamdesk_event_streams_open}
+     */
+    @GET
+    @Path("streams")
+    @Operation(summary = "Open event streams of this instance (operators)")
+    public TaskStreams.StreamsView streams() {
+        user.id();
+        return streams.view();
     }
 
     /** @return counts by status × kind, oldest WAITING age, due-but-undispatched, RUNNING runs, queue counts */

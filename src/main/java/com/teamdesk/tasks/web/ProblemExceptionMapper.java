@@ -3,6 +3,7 @@ package com.teamdesk.tasks.web;
 import com.teamdesk.tasks.platform.DatabaseUnavailable;
 
 import com.teamdesk.tasks.common.AppException;
+import com.teamdesk.tasks.common.TooManyRequestsException;
 import jakarta.ws.rs.BadRequestException;
 import jakarta.ws.rs.ForbiddenException;
 import jakarta.ws.rs.NotAcceptableException;
@@ -25,7 +26,8 @@ import java.util.logging.Logger;
  * {@code application/problem+json} (RFC 9457) with a stable {@code code}.
  *
  * <ul>
- * <li>{@link AppException} (also as the cause of a wrapper) → its status and code;</li>
+ * <li>{@link AppException} (also as the cause of a wrapper) → its status and code; a
+ * {@link TooManyRequestsException} also carries {@code Retry-After};</li>
  * <li>no or unusable token → 401 {@code auth.required}; a token without the {@code member}
  * group → 403 {@code auth.forbidden};</li>
  * <li>JAX-RS routing errors → 404 {@code resource.not_found}, 405, 406, 415; a body JAX-RS could
@@ -56,6 +58,9 @@ public class ProblemExceptionMapper implements ExceptionMapper<Throwable> {
         if (app != null) {
             logClientError(app.status(), app.code());
             Response.ResponseBuilder b = problem(app.status(), app.title(), app.code(), app.detail());
+            if (app instanceof TooManyRequestsException tooMany) {
+                b.header(HttpHeaders.RETRY_AFTER, tooMany.retryAfterSeconds());
+            }
             return (app.status() == 401 ? b.header(HttpHeaders.WWW_AUTHENTICATE, INVALID_TOKEN) : b).build();
         }
         if (e instanceof WebApplicationException wae && wae.getResponse() != null

@@ -6,6 +6,7 @@ import com.teamdesk.tasks.task.TaskResult;
 import com.teamdesk.tasks.task.TaskService;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
+import jakarta.servlet.http.HttpServletRequest;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
@@ -63,8 +64,9 @@ public class TaskResource {
     @Produces(MediaType.SERVER_SENT_EVENTS)
     @Operation(summary = "Follow a task live (Server-Sent Events; Last-Event-ID resumes)")
     public void events(@PathParam("taskId") String taskId, @HeaderParam("Last-Event-ID") String lastEventId,
-            @Context SseEventSink sink, @Context Sse sse) {
-        streams.openTask(user.id(), id(taskId), lastEventId, sink, sse);
+            @Context SseEventSink sink, @Context Sse sse,
+            @Context HttpServletRequest request) {
+        streams.openTask(user.id(), id(taskId), lastEventId, sink, sse, GrizzlyBridge.connectionOf(request));
     }
 
     /** R15/R16: a new run of a FAILED or CANCELLED task; 202 means accepted, not "file ready". Honours Idempotency-Key (R25). */

@@ -7,7 +7,6 @@ import com.teamdesk.tasks.task.JdbcTaskLedger;
 import com.teamdesk.tasks.task.JdbcTaskLedger.Versioned;
 import com.teamdesk.tasks.task.TaskMetrics;
 import com.teamdesk.tasks.task.TaskService;
-import com.teamdesk.tasks.task.TaskStatus;
 import com.teamdesk.tasks.task.live.LiveInterest;
 import com.teamdesk.tasks.task.live.TaskChangeListener;
 import com.teamdesk.tasks.team.Role;
@@ -20,24 +19,21 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.json.bind.Jsonb;
 import jakarta.json.bind.JsonbBuilder;
-import jakarta.ws.rs.sse.OutboundSseEvent;
 import jakarta.ws.rs.sse.Sse;
 import jakarta.ws.rs.sse.SseEventSink;
-import java.util.LinkedHashMap;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Queue;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -45,8 +41,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 /**
  * The live event streams of this server (issue 14): {@code GET /tasks/{id}/events} and
  * {@code GET /teams/{teamId}/tasks/events}. Changes come from {@link TaskChangeListener} (committed
- * ledger changes, every instance's); each stream has its own queue, drained in order on a small pool,
- * so a slow client never holds up the listener or other streams.
+ * ledger changes, every instance's); each stream ({@link EventStream}) has its own queue, drained in order
+ * on a small pool, so a slow client never holds up the listener or other streams.
  *
  * <ul>
  * <li>Event {@code task}: data = the Task JSON of the API ({@link TaskJson}), {@code id} = the row's
@@ -58,18 +54,26 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * <li>{@code Last-Event-ID}: the single-task stream sends the current state when it changed after that
  * id (always when no id is given); the team stream sends every visible task changed after it (at most
  * {@value #REPLAY_LIMIT}).</li>
- * <li>Bounds: per user and per server (429 {@code events.too_many_streams}); a queue over its limit
- * (a client not reading) ends the stream; a comment every keep-alive interval (15 s) keeps proxies from
- * closing it and detects clients that went away (their streams are released).</li>
+ * <li>Bounds ({@link StreamSlots}): per user and per server (429 {@code events.too_many_streams} with
+ * {@code Retry-After}).</li>
+ * <li>The watch (issue 34), every {@code teamdesk.events.probe-ms} (500): a stream with nothing written
+ * for that long gets a probe (an SSE comment); the container notices a client that went away only when a
+ * write to it fails, and the write after a client's close is the first or the second, so its slot is
+ * free within about three probe periods (1.5 s). A client that keeps the connection and does not read (a
+ * slow reader) is cut — slot given back, connection closed — when the bytes waiting for its socket pass
+ * {@code teamdesk.events.max-queued-bytes} (1 MiB; the engine would queue them without bound), its events
+ * not yet written pass {@code teamdesk.events.max-pending} (1000), or a write to it blocks for
+ * {@code teamdesk.events.slow-reader-ms} (5 s). The probes also keep proxies
+ * from closing an idle stream.</li>
  * </ul>
  */
 @ApplicationScoped
-public class TaskStreams {
+public class TaskStreams implements EventStream.Owner {
     private static final Logger LOG = Logger.getLogger(TaskStreams.class.getName());
     /** Most tasks one reconnect of a team stream replays. */
     public static final int REPLAY_LIMIT = 500;
-    private static final Object KEEP_ALIVE = new Object();
-    private static final Object CLOSE = new Object();
+    /** {@code Retry-After} (seconds) when this server's cap is reached. */
+    static final int SERVER_RETRY_AFTER_SECONDS = 5;
 
     @Inject
     TaskChangeListener changes;
@@ -104,26 +108,37 @@ public class TaskStreams {
     int maxPerUser;
 
     @Inject
-    @ConfigProperty(name = "teamdesk.events.keep-alive-ms", defaultValue = "15000")
-    long keepAliveMs;
+    @ConfigProperty(name = "teamdesk.events.probe-ms", defaultValue = "500")
+    long probeMs;
+
+    @Inject
+    @ConfigProperty(name = "teamdesk.events.slow-reader-ms", defaultValue = "5000")
+    long slowReaderMs;
 
     @Inject
     @ConfigProperty(name = "teamdesk.events.max-pending", defaultValue = "1000")
     int maxPending;
 
-    private final Map<Stream, Boolean> streams = new ConcurrentHashMap<>();
-    private final Map<UUID, AtomicInteger> perUser = new ConcurrentHashMap<>();
-    private final AtomicInteger open = new AtomicInteger();
+    @Inject
+    @ConfigProperty(name = "teamdesk.events.max-queued-bytes", defaultValue = "1048576")
+    long maxQueuedBytes;
+
+    private final Map<EventStream, Boolean> streams = new ConcurrentHashMap<>();
     private final Jsonb jsonb = JsonbBuilder.create();
+    private StreamSlots slots;
     private ThreadPoolExecutor senders;
-    private ScheduledExecutorService ticker;
+    private ScheduledExecutorService watch;
 
     @PostConstruct
     void start() {
+        probeMs = Math.max(50, probeMs);
+        // A closed client is noticed by the first or second probe after it left, the first coming within one period.
+        int userRetryAfter = (int) Math.max(1, (3 * probeMs + 999) / 1000);
+        slots = new StreamSlots(maxStreams, maxPerUser, userRetryAfter, SERVER_RETRY_AFTER_SECONDS);
         senders = new ThreadPoolExecutor(8, 8, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), threadFactory);
         senders.allowCoreThreadTimeOut(true);
-        ticker = Executors.newSingleThreadScheduledExecutor(threadFactory);
-        ticker.scheduleWithFixedDelay(this::keepAlive, keepAliveMs, keepAliveMs, TimeUnit.MILLISECONDS);
+        watch = Executors.newSingleThreadScheduledExecutor(threadFactory);
+        watch.scheduleWithFixedDelay(this::watch, probeMs, probeMs, TimeUnit.MILLISECONDS);
         changes.subscribe(this::onChange);
         changes.onResync(this::resyncAll);
         interest.onRegistered(this::resyncAll);
@@ -131,8 +146,8 @@ public class TaskStreams {
 
     @PreDestroy
     void stop() {
-        ticker.shutdownNow();
-        streams.keySet().forEach(s -> s.offer(CLOSE));
+        watch.shutdownNow();
+        streams.keySet().forEach(s -> s.end(EventStream.End.SERVER_STOP));
         senders.shutdown();
         try {
             senders.awaitTermination(2, TimeUnit.SECONDS);
@@ -148,30 +163,57 @@ public class TaskStreams {
 
     /** @return the number of open event streams on this server */
     public int openStreams() {
-        return open.get();
+        return slots.open();
+    }
+
+    /**
+     * @return this server's streams for operators: {@code open}, the caps, and the users with open streams
+     *         (most first)
+     */
+    public StreamsView view() {
+        List<StreamsView.UserStreams> users = new ArrayList<>();
+        slots.byUser().forEach((u, n) -> users.add(new StreamsView.UserStreams(u, n)));
+        return new StreamsView(slots.open(), slots.perServer(), slots.perUser(), probeMs, users);
+    }
+
+    /**
+     * This server's open event streams (operators, {@code GET /api/v1/admin/streams}).
+     *
+     * @param open         streams open on this server
+     * @param limit        this server's cap
+     * @param perUserLimit one user's cap
+     * @param probeMs      the watch's period (ms): a closed client's slot is free within about three times that
+     * @param users        users with open streams and their count, most first
+     */
+    public record StreamsView(int open, int limit, int perUserLimit, long probeMs, List<UserStreams> users) {
+        /** One user's open streams on this server. */
+        public record UserStreams(UUID userId, int open) {
+        }
     }
 
     /**
      * Opens the stream of one task. Sends its current state first (or, with {@code Last-Event-ID}, only
      * when it changed since); ends after a final state (COMPLETED, FAILED).
      *
+     * @param connection the client's connection as the engine holds it ({@link GrizzlyBridge#connectionOf})
      * @throws com.teamdesk.tasks.common.NotFoundException not visible to the caller (as GET)
      * @throws TooManyRequestsException                    the caller's or the server's cap is reached
      */
-    public void openTask(UUID callerId, UUID taskId, String lastEventId, SseEventSink sink, Sse sse) {
+    public void openTask(UUID callerId, UUID taskId, String lastEventId, SseEventSink sink, Sse sse,
+            GrizzlyBridge.ClientConnection connection) {
         tasks.get(callerId, taskId);
         long after = lastEventId(lastEventId);
-        Stream s = register(new Stream(callerId, null, taskId, sink, sse));
+        EventStream s = register(new EventStream(callerId, null, taskId, sink, sse, connection, this));
         // Registered first, read second: a change committed in between is either in this read or queued.
         Optional<Versioned> now = ledger.findVersioned(taskId);
         if (now.isEmpty()) {
-            s.offer(CLOSE);
+            s.offer(EventStream.CLOSE);
             return;
         }
         if (now.get().seq() > after) {
             s.offer(now.get());
-        } else if (isFinal(now.get().task())) {
-            s.offer(CLOSE);
+        } else if (EventStream.isFinal(now.get().task())) {
+            s.offer(EventStream.CLOSE);
         }
     }
 
@@ -179,13 +221,15 @@ public class TaskStreams {
      * Opens the stream of a team's tasks the caller may see. With {@code Last-Event-ID}, first sends the
      * visible tasks changed since (oldest change first).
      *
+     * @param connection as for {@link #openTask}
      * @throws com.teamdesk.tasks.common.NotFoundException caller not a member of the team
      * @throws TooManyRequestsException                    the caller's or the server's cap is reached
      */
-    public void openTeam(UUID callerId, UUID teamId, String lastEventId, SseEventSink sink, Sse sse) {
+    public void openTeam(UUID callerId, UUID teamId, String lastEventId, SseEventSink sink, Sse sse,
+            GrizzlyBridge.ClientConnection connection) {
         Role role = access.requireMember(teamId, callerId);
         long after = lastEventId(lastEventId);
-        Stream s = register(new Stream(callerId, teamId, null, sink, sse));
+        EventStream s = register(new EventStream(callerId, teamId, null, sink, sse, connection, this));
         if (lastEventId != null && !lastEventId.isBlank()) {
             ledger.changedSince(teamId, role.isStaff() ? null : callerId, after, REPLAY_LIMIT).forEach(s::offer);
         }
@@ -202,19 +246,8 @@ public class TaskStreams {
         }
     }
 
-    private Stream register(Stream s) {
-        AtomicInteger mine = perUser.computeIfAbsent(s.user, u -> new AtomicInteger());
-        if (open.incrementAndGet() > maxStreams) {
-            open.decrementAndGet();
-            throw new TooManyRequestsException("events.too_many_streams",
-                    "This server has too many open event streams; try again later.");
-        }
-        if (mine.incrementAndGet() > maxPerUser) {
-            mine.decrementAndGet();
-            open.decrementAndGet();
-            throw new TooManyRequestsException("events.too_many_streams",
-                    "You have " + maxPerUser + " event streams open; close one first.");
-        }
+    private EventStream register(EventStream s) {
+        slots.acquire(s.user);
         streams.put(s, Boolean.TRUE);
         metrics.streams(1);
         // Before the stream reads its first state: the ledger notifies only while some instance listens.
@@ -222,33 +255,49 @@ public class TaskStreams {
         return s;
     }
 
-    private void release(Stream s) {
-        if (s.released.compareAndSet(false, true)) {
-            streams.remove(s);
-            open.decrementAndGet();
-            metrics.streams(-1);
-            try {
-                interest.release();
-            } catch (RuntimeException e) { // the bean may already be gone while the server stops
-                LOG.log(Level.FINE, "task.live interest release", e);
-            }
-            AtomicInteger mine = perUser.get(s.user);
-            if (mine != null) {
-                mine.decrementAndGet();
-            }
-            try {
-                s.sink.close();
-            } catch (RuntimeException e) {
-                LOG.log(Level.FINE, "event stream close", e);
-            }
+    @Override
+    public void ended(EventStream s, EventStream.End why) {
+        streams.remove(s);
+        slots.release(s.user);
+        metrics.streams(-1);
+        metrics.streamEnded(why.name().toLowerCase(Locale.ROOT));
+        try {
+            interest.release();
+        } catch (RuntimeException e) { // the bean may already be gone while the server stops
+            LOG.log(Level.FINE, "task.live interest release", e);
         }
+    }
+
+    @Override
+    public Executor senders() {
+        return senders;
+    }
+
+    @Override
+    public Optional<Role> roleOf(UUID teamId, UUID user) {
+        return access.roleOf(teamId, user);
+    }
+
+    @Override
+    public String json(BackgroundTask task) {
+        return jsonb.toJson(TaskJson.of(task, links));
+    }
+
+    @Override
+    public int maxPending() {
+        return maxPending;
+    }
+
+    @Override
+    public long nanoTime() {
+        return System.nanoTime();
     }
 
     /** Called on the listener's thread for every committed change: only queues. */
     void onChange(Versioned change) {
         BackgroundTask t = change.task();
-        for (Stream s : streams.keySet()) {
-            if (s.taskId != null ? s.taskId.equals(t.id()) : s.teamId.equals(t.teamId())) {
+        for (EventStream s : streams.keySet()) {
+            if (s.follows(t)) {
                 s.offer(change);
             }
         }
@@ -256,7 +305,7 @@ public class TaskStreams {
 
     /** After the listening connection was lost: every stream reads what it may have missed. */
     void resyncAll() {
-        for (Stream s : streams.keySet()) {
+        for (EventStream s : streams.keySet()) {
             try {
                 if (s.taskId != null) {
                     ledger.findVersioned(s.taskId).ifPresent(s::offer);
@@ -269,153 +318,33 @@ public class TaskStreams {
         }
     }
 
-    private void keepAlive() {
+    /** One pass of the watch: gone clients, slow readers, probes. Never throws (the schedule would stop). */
+    private void watch() {
         try {
-            for (Stream s : streams.keySet()) {
-                if (s.sink.isClosed()) {
-                    release(s);
-                } else {
-                    s.offer(KEEP_ALIVE);
+            long now = nanoTime();
+            long probe = TimeUnit.MILLISECONDS.toNanos(probeMs);
+            long slow = TimeUnit.MILLISECONDS.toNanos(slowReaderMs);
+            for (EventStream s : streams.keySet()) {
+                long writing = s.writingSince();
+                if (s.sinkClosed()) {
+                    s.end(EventStream.End.CLIENT_GONE);
+                } else if (writing != 0 && now - writing > slow) {
+                    s.cut("a write blocked for " + TimeUnit.NANOSECONDS.toMillis(now - writing) + " ms");
+                } else if (s.queuedBytes() > maxQueuedBytes) {
+                    s.cut(s.queuedBytes() + " bytes wait for its socket");
+                } else if (writing == 0 && s.backlog() == 0 && now - s.lastWrite() >= probe / 2) {
+                    // Half a period: the last probe's write came a little after the last pass, and still counts as
+                    // one period ago.
+                    s.offer(EventStream.PROBE);
                 }
             }
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "event stream keep-alive failed: " + e);
-        }
-    }
-
-    private static boolean isFinal(BackgroundTask t) {
-        return t.status() == TaskStatus.COMPLETED || t.status() == TaskStatus.FAILED;
-    }
-
-    /** One open stream: its filter, its queue of pending items, and what it already sent. */
-    private final class Stream {
-        final UUID user;
-        final UUID teamId;
-        final UUID taskId;
-        final SseEventSink sink;
-        final Sse sse;
-        final Queue<Object> pending = new ConcurrentLinkedQueue<>();
-        final AtomicInteger size = new AtomicInteger();
-        final AtomicBoolean draining = new AtomicBoolean();
-        final AtomicBoolean released = new AtomicBoolean();
-        /** Last sequence sent per task (bounded: the oldest entries are forgotten). */
-        final Map<UUID, Long> sent = new LinkedHashMap<>(16, 0.75f, true) {
-            private static final long serialVersionUID = 1L;
-
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<UUID, Long> eldest) {
-                return size() > 10_000;
-            }
-        };
-        volatile long highest = -1;
-
-        Stream(UUID user, UUID teamId, UUID taskId, SseEventSink sink, Sse sse) {
-            this.user = user;
-            this.teamId = teamId;
-            this.taskId = taskId;
-            this.sink = sink;
-            this.sse = sse;
-        }
-
-        long highestSeq() {
-            return highest;
-        }
-
-        void offer(Object item) {
-            if (released.get()) {
-                return;
-            }
-            if (size.incrementAndGet() > maxPending && item != CLOSE) {
-                LOG.info(() -> "event stream of " + user + " dropped: the client does not read (" + maxPending
-                        + " events pending)");
-                pending.add(CLOSE);
-            } else {
-                pending.add(item);
-            }
-            if (draining.compareAndSet(false, true)) {
-                try {
-                    senders.execute(this::drain);
-                } catch (RuntimeException e) { // shut down
-                    draining.set(false);
-                    release(this);
-                }
-            }
-        }
-
-        private void drain() {
-            try {
-                Map<UUID, Optional<Role>> roles = new java.util.HashMap<>();
-                Object item;
-                while ((item = pending.poll()) != null) {
-                    size.decrementAndGet();
-                    if (released.get()) {
-                        continue;
-                    }
-                    if (item == CLOSE || sink.isClosed()) {
-                        release(this);
-                    } else if (item == KEEP_ALIVE) {
-                        send(sse.newEventBuilder().comment("keep-alive").build());
-                    } else {
-                        deliver((Versioned) item, roles);
-                    }
-                }
-            } catch (RuntimeException e) {
-                LOG.log(Level.FINE, "event stream ended: " + e);
-                release(this);
-            } finally {
-                draining.set(false);
-                if (!pending.isEmpty() && draining.compareAndSet(false, true)) {
-                    try {
-                        senders.execute(this::drain);
-                    } catch (RuntimeException e) {
-                        draining.set(false);
-                        release(this);
-                    }
-                }
-            }
-        }
-
-        private void deliver(Versioned v, Map<UUID, Optional<Role>> roles) {
-            BackgroundTask t = v.task();
-            Long last = sent.get(t.id());
-            if (last != null && last >= v.seq()) {
-                return; // an older or repeated state of this task: never after a newer one
-            }
-            Optional<Role> role = roles.computeIfAbsent(t.teamId(), team -> access.roleOf(team, user));
-            boolean visible = role.isPresent() && (role.get().isStaff() || t.ownerId().equals(user));
-            if (!visible) {
-                if (taskId != null) {
-                    release(this); // the caller lost the task: the stream ends
-                }
-                return;
-            }
-            sent.put(t.id(), v.seq());
-            highest = Math.max(highest, v.seq());
-            send(sse.newEventBuilder().name("task").id(Long.toString(v.seq()))
-                    .data(jsonb.toJson(TaskJson.of(t, links))).build());
-            if (taskId != null && isFinal(t)) {
-                release(this);
-            }
-        }
-
-        private void send(OutboundSseEvent event) {
-            sink.send(event).whenComplete((ok, error) -> {
-                if (error != null) {
-                    release(this);
-                }
-            });
+            LOG.log(Level.WARNING, "event stream watch failed: " + e);
         }
     }
 
     /** @return the open streams' count per user (operators; tests) */
     public Map<UUID, Integer> streamsPerUser() {
-        Map<UUID, Integer> out = new LinkedHashMap<>();
-        perUser.forEach((u, n) -> {
-            if (n.get() > 0) {
-                out.put(u, n.get());
-            }
-        });
-        return out;
+        return slots.byUser();
     }
-
 }

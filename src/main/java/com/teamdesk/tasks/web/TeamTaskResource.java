@@ -9,6 +9,7 @@ import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.json.JsonObject;
 import jakarta.ws.rs.Consumes;
+import jakarta.servlet.http.HttpServletRequest;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
@@ -101,7 +102,9 @@ public class TeamTaskResource {
     @Produces(MediaType.SERVER_SENT_EVENTS)
     @Operation(summary = "Follow the team's tasks live (Server-Sent Events; Last-Event-ID resumes)")
     public void events(@PathParam("teamId") String teamId, @HeaderParam("Last-Event-ID") String lastEventId,
-            @Context SseEventSink sink, @Context Sse sse) {
-        streams.openTeam(user.id(), RequestInput.pathId(teamId, "team.not_found"), lastEventId, sink, sse);
+            @Context SseEventSink sink, @Context Sse sse,
+            @Context HttpServletRequest request) {
+        streams.openTeam(user.id(), RequestInput.pathId(teamId, "team.not_found"), lastEventId, sink, sse,
+                GrizzlyBridge.connectionOf(request));
     }
 }

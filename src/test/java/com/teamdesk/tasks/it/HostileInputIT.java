@@ -89,6 +89,41 @@ class HostileInputIT {
     record Ans(int status, String contentType, String allow, String location, String body) {
     }
 
+    /**
+     * Issue 34: the status line carries the standard reason phrase (RFC 9110) also where the HTTP engine has
+     * none (422, 428: it said {@code CUSTOM}) or an older one (413, 414); the body stays problem+json.
+     */
+    @Test
+    void everyStatusLineCarriesItsStandardReasonPhrase() {
+        URI root = Api.at(url).root();
+        TestTeam t = data.newTeam();
+        UUID ticket = data.ticket(t.id(), t.customer(), t.staff(), "Status line target");
+        String auth = "Authorization: Bearer " + Tokens.of(t.owner());
+        String tasks = "/api/v1/teams/" + t.id() + "/tasks";
+        String key = "Idempotency-Key: " + UUID.randomUUID();
+        byte[] first = "{\"kind\":\"EXPORT\",\"scope\":\"TEAM\",\"filters\":{},\"timeZone\":\"UTC\"}"
+                .getBytes(StandardCharsets.UTF_8);
+        byte[] second = "{\"kind\":\"EXPORT\",\"scope\":\"SELF\",\"filters\":{},\"timeZone\":\"UTC\"}"
+                .getBytes(StandardCharsets.UTF_8);
+        RawHttp.Answer created = RawHttp.send(root, "POST", tasks, first, auth, key, "Content-Type: application/json");
+        assertEquals(202, created.status(), created.text());
+        Map<String, RawHttp.Answer> answers = new java.util.LinkedHashMap<>();
+        answers.put("HTTP/1.1 422 Unprocessable Content", RawHttp.send(root, "POST", tasks, second, auth, key,
+                "Content-Type: application/json"));
+        answers.put("HTTP/1.1 428 Precondition Required", RawHttp.send(root, "PATCH", "/api/v1/teams/" + t.id()
+                + "/tickets/" + ticket, "{\"status\":\"PENDING\"}".getBytes(StandardCharsets.UTF_8), auth,
+                "Content-Type: application/json"));
+        answers.put("HTTP/1.1 414 URI Too Long", RawHttp.send(root, "GET", "/api/v1/teams/" + "a".repeat(9000), null,
+                auth));
+        answers.put("HTTP/1.1 413 Content Too Large", RawHttp.send(root, "POST", tasks,
+                new byte[1_100_000], auth, "Content-Type: application/json"));
+        answers.put("HTTP/1.1 404 Not Found", RawHttp.send(root, "GET", "/api/v1/nope", null, auth));
+        answers.forEach((line, a) -> {
+            assertEquals(line, a.statusLine(), a.text());
+            assertTrue(a.header("Content-Type").startsWith("application/problem+json"), line + ": " + a.headers());
+        });
+    }
+
     @Test
     void noHostileRequestGets5xxOrANonProblemOrChangesARow() throws Exception {
         long seed = Long.getLong("hostile.seed", System.nanoTime());
@@ -122,7 +157,7 @@ class HostileInputIT {
             "POST tasks/" + export + "/cancel", "POST tasks/" + failed + "/cancel", "GET tasks/" + export + "/events",
             "GET admin/overview", "GET admin/tasks", "GET admin/tasks/" + export, "POST admin/tasks/retry",
             "GET admin/timers", "POST admin/timers/dispatch/pause", "POST admin/timers/nope/run", "GET admin/workers",
-            "GET admin/queue"};
+            "GET admin/queue", "GET admin/streams"};
 
         try (Connection db = data.connection()) {
             long[] baseline = counts(db);

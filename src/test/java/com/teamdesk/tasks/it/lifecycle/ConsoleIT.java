@@ -255,6 +255,50 @@ class ConsoleIT {
     }
 
     /**
+     * Issue 34: ten reloads in a row keep live progress on (each page's stream is let go when the page goes:
+     * the console closes it on pagehide, the server notices the closed connection within about a second), and
+     * the server then holds one stream of that member, the current page's. Before, the eleventh page view
+     * within a minute met 429 and "Live updates: off".
+     */
+    @Test
+    void tenReloadsInARowKeepLiveProgressOn() throws Exception {
+        signIn("staff-" + tag);
+        awaitLiveOn();
+        for (int i = 0; i < 10; i++) {
+            driver.navigate().refresh();
+            within(WAIT).until(ExpectedConditions.presenceOfElementLocated(By.id("stream-state")));
+            awaitLiveOn();
+        }
+        within(WAIT).until(d -> streamsOfStaff() == 1);
+    }
+
+    private static void awaitLiveOn() {
+        within(WAIT).until(d -> {
+            String state = d.findElement(By.id("stream-state")).getText();
+            assertTrue(!state.startsWith("Live updates: off"), "live progress turned off: " + state);
+            return state.equals("Live updates: on.");
+        });
+    }
+
+    /** @return the open streams of the team's staff member on the server, as the operator API counts them */
+    private static int streamsOfStaff() {
+        try {
+            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(server.root().resolve("api/v1/admin/streams"))
+                    .header("Authorization", "Bearer " + Tokens.with(team.owner(), Json.createObjectBuilder()
+                            .add("groups", Json.createArrayBuilder().add("member").add("operator"))))
+                    .timeout(WAIT).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, r.statusCode(), r.body());
+            try (JsonReader reader = Json.createReader(new StringReader(r.body()))) {
+                return reader.readObject().getJsonArray("users").stream().map(JsonValue::asJsonObject)
+                        .filter(u -> u.getString("userId").equals(team.staff().toString()))
+                        .mapToInt(u -> u.getInt("open")).sum();
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
      * A member cancels a running export and sees CANCELLED. The test holds an exclusive lock on its private
      * schema's ticket table, so the export, once claimed (RUNNING), waits at its first read until the test
      * lets go; the cancel (an UPDATE of the task row) does not need that lock.

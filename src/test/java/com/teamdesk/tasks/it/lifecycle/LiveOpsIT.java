@@ -92,7 +92,6 @@ class LiveOpsIT {
         // The stream test follows the progress of each batch (issue 16 writes it about once a second otherwise).
         env.put("TEAMDESK_EXPORT_PROGRESS_EVERY_BATCH", "true");
         env.put("TEAMDESK_EVENTS_MAX_STREAMS_PER_USER", "2");
-        env.put("TEAMDESK_EVENTS_KEEP_ALIVE_MS", "500");
         a = ServerProcess.start("live-a", env);
         b = ServerProcess.start("live-b", env);
         a.awaitReady(READY);
@@ -283,7 +282,7 @@ class LiveOpsIT {
                 assertTrue(three.body().contains("events.too_many_streams"), three.body());
                 assertTrue(three.contentType().startsWith("application/problem+json"), three.contentType());
             }
-            one.close(); // the client goes away; the keep-alive (500 ms here) finds it gone
+            one.close(); // the client goes away; the watch's probe finds it gone
             awaitTrue(() -> {
                 try (Sse retry = Sse.open(events, Tokens.of(t.staff()), null)) {
                     return retry.status() == 200;

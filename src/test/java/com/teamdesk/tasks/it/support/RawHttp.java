@@ -21,8 +21,8 @@ public final class RawHttp {
     private RawHttp() {
     }
 
-    /** An answer: status, headers (names lower-case, last value wins) and body. */
-    public record Answer(int status, Map<String, String> headers, byte[] body) {
+    /** An answer: status, headers (names lower-case, last value wins), body and the status line as sent. */
+    public record Answer(int status, Map<String, String> headers, byte[] body, String statusLine) {
         /** @return the body as UTF-8 */
         public String text() {
             return new String(body, StandardCharsets.UTF_8);
@@ -84,7 +84,7 @@ public final class RawHttp {
         if ("chunked".equalsIgnoreCase(headers.get("transfer-encoding"))) {
             body = dechunk(new java.io.ByteArrayInputStream(body));
         }
-        return new Answer(status, headers, body);
+        return new Answer(status, headers, body, lines[0]);
     }
 
     private static byte[] dechunk(InputStream in) throws IOException {
