@@ -9,7 +9,10 @@ import java.sql.Types;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
+import javax.sql.DataSource;
 
 /**
  * Column readers that use the JDBC getters Payara's pooled result-set wrapper forwards directly.
@@ -55,6 +58,41 @@ public final class Jdbc {
                 ps.setObject(idx, a);
             }
         }
+    }
+
+    /** Maps the current row of a result set. */
+    @FunctionalInterface
+    public interface Row<T> {
+        /** @return the value of the current row */
+        T map(ResultSet rs) throws SQLException;
+    }
+
+    /**
+     * Runs one query with {@code args} bound by {@link #bind} on a connection of {@code ds} (joining the
+     * caller's JTA transaction when there is one) and maps every row.
+     *
+     * @return the rows, in the order the statement returned them
+     */
+    public static <T> List<T> query(DataSource ds, String sql, Row<T> row, Object... args) throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            bind(ps, 1, args);
+            try (ResultSet rs = ps.executeQuery()) {
+                List<T> out = new ArrayList<>();
+                while (rs.next()) {
+                    out.add(row.map(rs));
+                }
+                return out;
+            }
+        }
+    }
+
+    /** @return the first column of the one row of a query such as {@code SELECT count(*) …} */
+    public static int queryInt(DataSource ds, String sql, Object... args) throws SQLException {
+        List<Integer> rows = query(ds, sql, rs -> rs.getInt(1), args);
+        if (rows.size() != 1) {
+            throw new SQLException("expected one row, got " + rows.size() + ": " + sql);
+        }
+        return rows.get(0);
     }
 
     /**

@@ -8,7 +8,7 @@ import java.util.UUID;
  * reads compare field by field: tests take a snapshot right after a claim and prove that a late
  * execution changed nothing. The CSV itself is represented by {@code resultDigest} (hex SHA-256
  * of the stored bytes, null when none) and {@code resultBytes}; the bytes are stored in chunks,
- * read with {@link JdbcTaskLedger#storedResult} and {@link JdbcTaskLedger#writeResult}.
+ * read with the export's {@code ExportResultStore}.
  *
  * @param params     the kind's validated parameters as JSON text ({@link TaskKindHandler#store}:
  *                   export filters + timeZone, or reminder ticketId/message/recipients); stored in

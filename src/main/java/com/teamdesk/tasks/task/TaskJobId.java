@@ -10,6 +10,9 @@ import java.util.UUID;
  * @param run    0-based run number
  */
 public record TaskJobId(UUID taskId, int run) {
+    /** Reads a row whose first two columns are a task's id and run ({@code RETURNING id, run}). */
+    public static final com.teamdesk.tasks.platform.Jdbc.Row<TaskJobId> ROW =
+            rs -> of(com.teamdesk.tasks.platform.Jdbc.uuid(rs, 1), rs.getInt(2));
 
     /** @return the job id of run {@code run} of task {@code taskId} (R1) */
     public static TaskJobId of(UUID taskId, int run) {

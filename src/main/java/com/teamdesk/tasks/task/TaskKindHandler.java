@@ -1,9 +1,11 @@
 package com.teamdesk.tasks.task;
 
+import com.teamdesk.tasks.common.ConflictException;
 import com.teamdesk.tasks.common.ForbiddenException;
 import com.teamdesk.tasks.common.InvalidInputException;
 import com.teamdesk.tasks.common.NotFoundException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 
 /**
@@ -77,4 +79,28 @@ public interface TaskKindHandler<P> {
     default boolean offersFile() {
         return false;
     }
+
+    /**
+     * The file of a task of this kind ({@code GET /tasks/{id}/result}), the caller's right to see the task
+     * already checked. The kind owns its storage: name, size, digest and bytes come from it.
+     *
+     * @throws ConflictException ({@code task.not_completed}) no file: the kind offers none, or the task is
+     *                           not COMPLETED
+     * @throws com.teamdesk.tasks.common.GoneException the kind's file is gone (e.g. expired)
+     */
+    default TaskResult result(BackgroundTask task) {
+        throw new ConflictException("task.not_completed", "This task has no file (status " + task.status() + ").");
+    }
+
+    /**
+     * Clears what this kind stores past its retention (the export: CSVs older than 24 h, and chunks no
+     * result and no running execution owns), at most about {@code limit} of each, in the caller's
+     * transaction; called by the purge sweep (R13).
+     *
+     * @return how many were cleared
+     */
+    default int purgeExpired(Instant now, int limit) {
+        return 0;
+    }
+
 }

@@ -59,6 +59,11 @@ public class TaskKinds {
         return Collections.unmodifiableMap(map);
     }
 
+    /** @return every registered handler, one per kind */
+    public java.util.Collection<TaskKindHandler<?>> all() {
+        return handlers().values();
+    }
+
     /** @return the handler of {@code kind} (never null: checked at startup) */
     public TaskKindHandler<?> handler(TaskKind kind) {
         return handlers().get(kind);

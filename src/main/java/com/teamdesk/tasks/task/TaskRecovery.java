@@ -26,6 +26,9 @@ public class TaskRecovery {
     JdbcTaskLedger ledger;
 
     @Inject
+    TaskKinds kinds;
+
+    @Inject
     TaskDispatcher dispatcher;
 
     @Inject
@@ -87,12 +90,17 @@ public class TaskRecovery {
     }
 
     /**
-     * R13: clears up to {@code limit} CSVs past their 24 h (their chunks with them), then deletes up
-     * to {@code limit} chunks no result and no running execution owns (left by executions that lost
-     * their lease or died); returns how many of both.
+     * R13: every kind clears what it keeps past its retention ({@link TaskKindHandler#purgeExpired}; the
+     * export: up to {@code limit} CSVs past their 24 h, then up to {@code limit} chunks no result and no
+     * running execution owns); returns how many in all.
      */
     @Transactional(TxType.MANDATORY)
     public int purgeExpiredResults(int limit) {
-        return ledger.purgeExpiredResults(clock.instant(), limit) + ledger.purgeOrphanChunks(limit);
+        Instant now = clock.instant();
+        int cleared = 0;
+        for (TaskKindHandler<?> kind : kinds.all()) {
+            cleared += kind.purgeExpired(now, limit);
+        }
+        return cleared;
     }
 }

@@ -5,7 +5,7 @@ import java.io.OutputStream;
 
 /**
  * A completed export's CSV, ready to download: its name, size and digest, and the bytes as a
- * stream that reads the stored chunks one at a time ({@link JdbcTaskLedger#writeResult}).
+ * stream that reads the stored chunks one at a time (the kind's own store, e.g. the export's).
  *
  * @param fileName suggested file name, e.g. {@code teamdesk-export-demo-20261129-0815-<taskId>.csv}
  *                 (the task id keeps two exports of one minute apart)

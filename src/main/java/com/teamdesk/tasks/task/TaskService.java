@@ -10,18 +10,14 @@ import com.teamdesk.tasks.common.NotFoundException;
 import com.teamdesk.tasks.common.Page;
 import com.teamdesk.tasks.team.KeysetCursor;
 import com.teamdesk.tasks.team.Role;
-import com.teamdesk.tasks.team.Team;
 import com.teamdesk.tasks.team.TeamAccess;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
-import jakarta.persistence.PersistenceContext;
 import com.teamdesk.tasks.common.UnprocessableException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
@@ -53,7 +49,6 @@ public class TaskService {
     private static final int ACCEPTED = 202;
     private static final int OK = 200;
     private static final Set<TaskStatus> RETRYABLE = EnumSet.of(TaskStatus.FAILED, TaskStatus.CANCELLED);
-    private static final DateTimeFormatter FILE_TIME = DateTimeFormatter.ofPattern("yyyyMMdd-HHmm").withZone(ZoneOffset.UTC);
 
     @Inject
     JdbcTaskLedger ledger;
@@ -82,9 +77,6 @@ public class TaskService {
 
     @Inject
     TaskMetrics metrics;
-
-    @PersistenceContext(unitName = "teamdesk")
-    EntityManager em;
 
     /**
      * Creates a task (WAITING, run 0) and dispatches it at once unless it is scheduled for later
@@ -360,27 +352,15 @@ public class TaskService {
     }
 
     /**
-     * The CSV of a completed export (R13).
+     * The file of a completed task, from its kind ({@link TaskKindHandler#result}; the export's CSV, R13).
      *
      * @throws NotFoundException not visible to the caller
      * @throws ConflictException ({@code task.not_completed}) not an export, or not COMPLETED
      * @throws GoneException     ({@code export.expired}) the 24 h are over and the CSV is gone
      */
     public TaskResult result(UUID callerId, UUID taskId) {
-        Visible v = visible(callerId, taskId);
-        BackgroundTask task = v.task();
-        if (!kinds.handler(task.kind()).offersFile() || task.status() != TaskStatus.COMPLETED) {
-            throw new ConflictException("task.not_completed", "The export has no file yet (status " + task.status() + ").");
-        }
-        if (task.expiresAt() != null && !clock.instant().isBefore(task.expiresAt())) {
-            throw new GoneException("export.expired", "The export's file expired at " + task.expiresAt() + ".");
-        }
-        JdbcTaskLedger.StoredResult csv = ledger.storedResult(taskId).orElseThrow(
-                () -> new GoneException("export.expired", "The export's file is no longer available."));
-        Team team = em.find(Team.class, task.teamId());
-        String slug = team == null ? "team" : team.getSlug();
-        return new TaskResult("teamdesk-export-" + slug + "-" + FILE_TIME.format(task.updatedAt()) + "-" + task.id() + ".csv",
-                csv.size(), csv.sha256(), out -> ledger.writeResult(csv, out));
+        BackgroundTask task = visible(callerId, taskId).task();
+        return kinds.handler(task.kind()).result(task);
     }
 
     private record Visible(BackgroundTask task, Role role) {

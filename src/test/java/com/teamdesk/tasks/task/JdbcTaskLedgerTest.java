@@ -1,5 +1,7 @@
 package com.teamdesk.tasks.task;
 
+import com.teamdesk.tasks.task.export.ExportResultStore;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -60,6 +62,7 @@ class JdbcTaskLedgerTest {
     private static UUID owner;
 
     private final JdbcTaskLedger ledger = new JdbcTaskLedger();
+    private ExportResultStore store;
 
     @BeforeAll
     static void migrateAPrivateSchema() throws SQLException {
@@ -83,6 +86,7 @@ class JdbcTaskLedgerTest {
     @BeforeEach
     void emptyLedger() throws SQLException {
         ledger.dataSource = sessions;
+        store = new ExportResultStore(sessions);
         exec("DELETE FROM background_task");
     }
 
@@ -166,7 +170,7 @@ class JdbcTaskLedgerTest {
         assertEquals(2, takeover.task().attempts());
         assertEquals(0, takeover.task().progress(), "R10: a new claim resets progress");
 
-        ledger.completeReminder(takeover.lease(), T0.plusSeconds(4));
+        completeReminder(ledger, takeover.lease(), T0.plusSeconds(4));
         assertTrue(ledger.claim(id, 0, 2, T0.plusSeconds(5)).isEmpty(), "R12: a COMPLETED row is not claimed");
         assertEquals(TaskStatus.COMPLETED, ledger.find(id).orElseThrow().status());
     }
@@ -233,7 +237,7 @@ class JdbcTaskLedgerTest {
         UUID twice = insert(T0, T0);
         Lease old = ledger.claim(running, 0, 0, T0).orElseThrow().lease();
         Lease finished = ledger.claim(done, 0, 0, T0).orElseThrow().lease();
-        ledger.completeReminder(finished, T0);
+        completeReminder(ledger, finished, T0);
         Instant now = T0.plusSeconds(5);
 
         List<Optional<JdbcTaskLedger.Claim>> claims = ledger.claimAll(List.of(
@@ -284,7 +288,7 @@ class JdbcTaskLedgerTest {
             tx.setAutoCommit(false);
             JdbcTaskLedger inTx = new JdbcTaskLedger();
             inTx.dataSource = oneConnection(tx);
-            inTx.completeReminder(lease, T0.plusSeconds(1)); // not committed yet: holds the row
+            completeReminder(inTx, lease, T0.plusSeconds(1)); // not committed yet: holds the row
             var combined = java.util.concurrent.CompletableFuture.supplyAsync(() -> ledger.claimAll(List.of(
                     new JdbcTaskLedger.ClaimRequest(free, 0, 0, "w", T0.plusSeconds(2)),
                     new JdbcTaskLedger.ClaimRequest(busy, 0, 1, "w", T0.plusSeconds(2)))));
@@ -308,14 +312,14 @@ class JdbcTaskLedgerTest {
         assertThrows(LeaseLost.class, () -> ledger.writeProgress(stale, 50, T0.plusSeconds(2)));
         assertThrows(LeaseLost.class, () -> ledger.readUnderLease(stale));
         byte[] staleBytes = "stale\n".getBytes(StandardCharsets.UTF_8);
-        assertThrows(LeaseLost.class, () -> ledger.writeResultChunk(stale, 0, in(staleBytes), staleBytes.length,
+        assertThrows(LeaseLost.class, () -> store.writeResultChunk(stale, 0, in(staleBytes), staleBytes.length,
                 T0.plusSeconds(2)), "R8: a stale execution's chunk is refused");
         assertEquals(0, count("SELECT count(*) FROM task_result_chunk WHERE task_id = ?", id), "and not stored");
-        assertThrows(LeaseLost.class, () -> ledger.completeExport(stale, 0, in(staleBytes), staleBytes.length, 6,
+        assertThrows(LeaseLost.class, () -> store.completeExport(stale, 0, in(staleBytes), staleBytes.length, 6,
                 sha256("stale\n"), "s", T0, T0.plusSeconds(2)));
         assertEquals(0, count("SELECT count(*) FROM task_result_chunk WHERE task_id = ?", id),
                 "a refused completion stores no last chunk");
-        assertThrows(LeaseLost.class, () -> ledger.completeReminder(stale, T0.plusSeconds(2)));
+        assertThrows(LeaseLost.class, () -> completeReminder(ledger, stale, T0.plusSeconds(2)));
         assertFalse(ledger.reportFailure(stale, true, "late", T0.plusSeconds(2)), "R11: 0 rows, return quietly");
         assertEquals(snapshot, ledger.find(id).orElseThrow(), "R8: nothing written, updatedAt included");
 
@@ -351,11 +355,12 @@ class JdbcTaskLedgerTest {
         Lease failing = ledger.claim(insert(T0, T0), 0, 0, T0).orElseThrow().lease();
         List<String> sent = new ArrayList<>();
         ledger.dataSource = recording(sent);
+        store = new ExportResultStore(ledger.dataSource);
         byte[] line = "a\n".getBytes(StandardCharsets.UTF_8);
         ledger.writeProgress(lease, 10, T0.plusSeconds(1));
-        ledger.writeResultChunk(lease, 0, in(line), line.length, T0.plusSeconds(1));
+        store.writeResultChunk(lease, 0, in(line), line.length, T0.plusSeconds(1));
         assertEquals(10, ledger.readUnderLease(lease).progress());
-        ledger.completeExport(lease, 1, in(line), line.length, 2L * line.length, sha256("a\na\n"), "2 rows",
+        store.completeExport(lease, 1, in(line), line.length, 2L * line.length, sha256("a\na\n"), "2 rows",
                 T0.plus(Duration.ofHours(24)), T0.plusSeconds(2));
         assertTrue(ledger.reportFailure(failing, true, "failed", T0.plusSeconds(2)));
         assertEquals(5, sent.size(), String.join("\n", sent));
@@ -550,10 +555,10 @@ class JdbcTaskLedgerTest {
         UUID id = insert(T0, T0);
         Lease stale = ledger.claim(id, 0, 0, T0).orElseThrow().lease();
         byte[] old = "OLD,OLD\r\n".getBytes(StandardCharsets.UTF_8);
-        ledger.writeResultChunk(stale, 0, in(old), old.length, T0);
-        ledger.writeResultChunk(stale, 1, in(old), 3, T0);
+        store.writeResultChunk(stale, 0, in(old), old.length, T0);
+        store.writeResultChunk(stale, 1, in(old), 3, T0);
         Lease current = ledger.claim(id, 0, 1, T0.plusSeconds(1)).orElseThrow().lease();
-        assertThrows(LeaseLost.class, () -> ledger.writeResultChunk(stale, 2, in(old), old.length, T0.plusSeconds(2)));
+        assertThrows(LeaseLost.class, () -> store.writeResultChunk(stale, 2, in(old), old.length, T0.plusSeconds(2)));
         complete(current, "\uFEFFid,title\r\n1,\"a, b\"\r\n", "1 ticket exported", T0.plus(Duration.ofHours(24)),
                 T0.plusSeconds(3));
         assertEquals("\uFEFFid,title\r\n1,\"a, b\"\r\n", download(id), "the winner's chunks, in order");
@@ -563,26 +568,26 @@ class JdbcTaskLedgerTest {
 
         UUID died = insert(T0, T0);
         Lease gone = ledger.claim(died, 0, 0, T0).orElseThrow().lease();
-        ledger.writeResultChunk(gone, 0, in(old), old.length, T0);
+        store.writeResultChunk(gone, 0, in(old), old.length, T0);
         UUID running = insert(T0, T0);
         Lease alive = ledger.claim(running, 0, 0, T0).orElseThrow().lease();
-        ledger.writeResultChunk(alive, 0, in(old), old.length, T0);
+        store.writeResultChunk(alive, 0, in(old), old.length, T0);
         ledger.writeProgress(alive, 10, T0.plusSeconds(3));
         assertEquals(List.of(TaskJobId.of(died, 0)), ledger.recoverStalled(T0.plusSeconds(2), 10, T0.plusSeconds(5)));
-        assertEquals(1, ledger.purgeOrphanChunks(100), "only the recovered execution's chunk");
+        assertEquals(1, store.purgeOrphanChunks(100), "only the recovered execution's chunk");
         assertEquals(0, count("SELECT count(*) FROM task_result_chunk WHERE task_id = ?", died));
         assertEquals(1, count("SELECT count(*) FROM task_result_chunk WHERE task_id = ?", running),
                 "a running execution's chunks stay");
-        assertEquals(0, ledger.purgeOrphanChunks(100), "the result's chunks are not orphans");
+        assertEquals(0, store.purgeOrphanChunks(100), "the result's chunks are not orphans");
 
-        var stored = ledger.storedResult(id).orElseThrow();
-        assertThrows(IOException.class, () -> ledger.writeResult(
-                new JdbcTaskLedger.StoredResult(id, stored.executionId(), stored.size() + 1, stored.sha256()),
+        var stored = store.storedResult(id).orElseThrow();
+        assertThrows(IOException.class, () -> store.writeResult(
+                new ExportResultStore.StoredResult(id, stored.executionId(), stored.size() + 1, stored.sha256()),
                 new ByteArrayOutputStream()), "chunks ending early fail the download");
 
-        assertEquals(0, ledger.purgeExpiredResults(T0.plus(Duration.ofHours(23)), 10), "not yet expired");
-        assertEquals(1, ledger.purgeExpiredResults(T0.plus(Duration.ofHours(24)), 10));
-        assertTrue(ledger.storedResult(id).isEmpty());
+        assertEquals(0, store.purgeExpiredResults(T0.plus(Duration.ofHours(23)), 10), "not yet expired");
+        assertEquals(1, store.purgeExpiredResults(T0.plus(Duration.ofHours(24)), 10));
+        assertTrue(store.storedResult(id).isEmpty());
         assertNull(ledger.find(id).orElseThrow().resultBytes());
         assertEquals(0, count("SELECT count(*) FROM task_result_chunk WHERE task_id = ?", id), "expiry drops the chunks");
         assertEquals(TaskStatus.COMPLETED, ledger.find(id).orElseThrow().status());
@@ -602,11 +607,11 @@ class JdbcTaskLedgerTest {
         int segment = 256 * 1024;
         assertTrue(new String(csv, 0, segment, StandardCharsets.UTF_8).endsWith("\uFFFD"),
                 "a segment boundary inside a character");
-        ledger.writeResultChunk(lease, 0, segments(csv, 0, chunk, segment), chunk, T0);
-        ledger.completeExport(lease, 1, segments(csv, chunk, csv.length, segment), csv.length - chunk, csv.length,
+        store.writeResultChunk(lease, 0, segments(csv, 0, chunk, segment), chunk, T0);
+        store.completeExport(lease, 1, segments(csv, chunk, csv.length, segment), csv.length - chunk, csv.length,
                 sha256(new String(csv, StandardCharsets.UTF_8)), "s", T0.plus(Duration.ofHours(24)), T0.plusSeconds(1));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ledger.writeResult(ledger.storedResult(id).orElseThrow(), out);
+        store.writeResult(store.storedResult(id).orElseThrow(), out);
         assertArrayEquals(csv, out.toByteArray());
     }
 
@@ -634,7 +639,7 @@ class JdbcTaskLedgerTest {
         UUID id = insert(T0, T0);
         Lease lease = ledger.claim(id, 0, 0, T0).orElseThrow().lease();
         byte[] csv = "\uFEFFid,title\r\n".getBytes(StandardCharsets.UTF_8);
-        ledger.completeExport(lease, 0, in(csv), csv.length, csv.length, sha256("\uFEFFid,title\r\n"), "0 tickets exported",
+        store.completeExport(lease, 0, in(csv), csv.length, csv.length, sha256("\uFEFFid,title\r\n"), "0 tickets exported",
                 T0.plus(Duration.ofHours(24)), T0.plusSeconds(1));
         assertEquals("\uFEFFid,title\r\n", download(id));
         assertEquals(1, count("SELECT count(*) FROM task_result_chunk WHERE task_id = ? AND execution_id = ? AND seq = 0",
@@ -644,7 +649,7 @@ class JdbcTaskLedgerTest {
         UUID raced = insert(T0, T0);
         Lease loser = ledger.claim(raced, 0, 0, T0).orElseThrow().lease();
         byte[] old = "OLD\r\n".getBytes(StandardCharsets.UTF_8);
-        ledger.writeResultChunk(loser, 0, in(old), old.length, T0);
+        store.writeResultChunk(loser, 0, in(old), old.length, T0);
         UUID winner = UUID.randomUUID();
         try (Connection takeover = sessions.getConnection()) {
             takeover.setAutoCommit(false);
@@ -655,7 +660,7 @@ class JdbcTaskLedgerTest {
                 ps.setObject(2, raced);
                 assertEquals(1, ps.executeUpdate());
             }
-            var completion = java.util.concurrent.CompletableFuture.runAsync(() -> ledger.completeExport(loser, 1, in(csv),
+            var completion = java.util.concurrent.CompletableFuture.runAsync(() -> store.completeExport(loser, 1, in(csv),
                     csv.length, old.length + csv.length, sha256("OLD\r\n\uFEFFid,title\r\n"), "s",
                     T0.plus(Duration.ofHours(24)), T0.plusSeconds(2)));
             awaitBlockedOnALock(completion, "WITH done AS%");
@@ -681,14 +686,14 @@ class JdbcTaskLedgerTest {
         UUID id = insert(T0, T0);
         Lease first = ledger.claim(id, 0, 0, T0).orElseThrow().lease();
         byte[] old = "OLD\r\n".getBytes(StandardCharsets.UTF_8);
-        ledger.writeResultChunk(first, 0, in(old), old.length, T0);
+        store.writeResultChunk(first, 0, in(old), old.length, T0);
         Lease second = ledger.claim(id, 0, 1, T0.plusSeconds(1)).orElseThrow().lease();
         byte[] csv = "NEW\r\n".getBytes(StandardCharsets.UTF_8);
-        assertThrows(LeaseLost.class, () -> ledger.completeExport(first, 0, in(csv), csv.length, csv.length,
+        assertThrows(LeaseLost.class, () -> store.completeExport(first, 0, in(csv), csv.length, csv.length,
                 sha256("NEW\r\n"), "lost", T0, T0.plusSeconds(2)));
         assertEquals(1, count("SELECT count(*) FROM task_result_chunk WHERE execution_id = ?", first.executionId()),
                 "a completion whose lease was lost deletes nothing");
-        ledger.completeExport(second, 0, in(csv), csv.length, csv.length, sha256("NEW\r\n"), "1 row",
+        store.completeExport(second, 0, in(csv), csv.length, csv.length, sha256("NEW\r\n"), "1 row",
                 T0.plus(Duration.ofHours(24)), T0.plusSeconds(3));
         assertEquals("NEW\r\n", download(id));
         assertEquals(0, count("SELECT count(*) FROM task_result_chunk WHERE execution_id = ?", first.executionId()),
@@ -708,7 +713,7 @@ class JdbcTaskLedgerTest {
         UUID c = insert(T0, T0);
         Lease staleB = ledger.claim(b, 0, 0, T0).orElseThrow().lease();
         byte[] old = "OLD\r\n".getBytes(StandardCharsets.UTF_8);
-        ledger.writeResultChunk(staleB, 0, in(old), old.length, T0);
+        store.writeResultChunk(staleB, 0, in(old), old.length, T0);
         Lease la = ledger.claim(a, 0, 0, T0).orElseThrow().lease();
         Lease lb = ledger.claim(b, 0, 1, T0).orElseThrow().lease();
         Lease lost = ledger.claim(c, 0, 0, T0).orElseThrow().lease();
@@ -717,13 +722,13 @@ class JdbcTaskLedgerTest {
         byte[] csvA = "A\r\n".getBytes(StandardCharsets.UTF_8);
         byte[] head = "B1".getBytes(StandardCharsets.UTF_8);
         byte[] tail = "B2\r\n".getBytes(StandardCharsets.UTF_8);
-        ledger.writeResultChunk(lb, 0, in(head), head.length, T0);
+        store.writeResultChunk(lb, 0, in(head), head.length, T0);
         Instant now = T0.plusSeconds(9);
         Instant expires = now.plus(Duration.ofHours(24));
-        List<Boolean> done = ledger.completeExports(List.of(
-                new JdbcTaskLedger.ExportCompletion(la, 0, csvA, csvA.length, csvA.length, sha256("A\r\n"), "1 a", expires, now),
-                new JdbcTaskLedger.ExportCompletion(lb, 1, tail, tail.length, 6, sha256("B1B2\r\n"), "2 b", expires, now),
-                new JdbcTaskLedger.ExportCompletion(lost, 0, old, old.length, old.length, sha256("OLD\r\n"), "x",
+        List<Boolean> done = store.completeExports(List.of(
+                new ExportResultStore.ExportCompletion(la, 0, csvA, csvA.length, csvA.length, sha256("A\r\n"), "1 a", expires, now),
+                new ExportResultStore.ExportCompletion(lb, 1, tail, tail.length, 6, sha256("B1B2\r\n"), "2 b", expires, now),
+                new ExportResultStore.ExportCompletion(lost, 0, old, old.length, old.length, sha256("OLD\r\n"), "x",
                         expires, now)));
         assertEquals(List.of(true, true, false), done);
         assertEquals("A\r\n", download(a));
@@ -781,15 +786,15 @@ class JdbcTaskLedgerTest {
         byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
         int last = Math.max(0, (bytes.length - 1) / 2);
         for (int seq = 0; seq < last; seq++) {
-            ledger.writeResultChunk(lease, seq, in(java.util.Arrays.copyOfRange(bytes, seq * 2, seq * 2 + 2)), 2, now);
+            store.writeResultChunk(lease, seq, in(java.util.Arrays.copyOfRange(bytes, seq * 2, seq * 2 + 2)), 2, now);
         }
         byte[] tail = java.util.Arrays.copyOfRange(bytes, last * 2, bytes.length);
-        ledger.completeExport(lease, last, in(tail), tail.length, bytes.length, sha256(text), summary, expiresAt, now);
+        store.completeExport(lease, last, in(tail), tail.length, bytes.length, sha256(text), summary, expiresAt, now);
     }
 
     private String download(UUID id) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ledger.writeResult(ledger.storedResult(id).orElseThrow(), out);
+        store.writeResult(store.storedResult(id).orElseThrow(), out);
         return out.toString(StandardCharsets.UTF_8);
     }
 
@@ -904,6 +909,12 @@ class JdbcTaskLedgerTest {
                 return shared;
             }
         };
+    }
+
+    /** The reminder's completion (ReminderTransaction) through the ledger's fencing primitive. */
+    private static void completeReminder(JdbcTaskLedger on, Lease lease, Instant now) {
+        on.updateUnderLease(lease, "reminder completion", now,
+                "status = 'COMPLETED', progress = 100, execution_id = NULL, last_error = NULL, updated_at = ?", now);
     }
 
     private static void exec(String sql, Object... args) throws SQLException {

@@ -1,5 +1,7 @@
 package com.teamdesk.tasks.task;
 
+import com.teamdesk.tasks.task.export.ExportResultStore;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -66,11 +68,12 @@ class ResultChunksMigrationTest {
         assertEquals(csv.length, row.resultBytes());
         assertEquals(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(csv)), row.resultDigest());
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ledger.writeResult(ledger.storedResult(done).orElseThrow(), out);
+        ExportResultStore store = new ExportResultStore(db);
+        store.writeResult(store.storedResult(done).orElseThrow(), out);
         assertArrayEquals(csv, out.toByteArray());
         assertEquals(3, count("SELECT count(*) FROM task_result_chunk WHERE task_id = ?", done));
         assertFalse(ledger.find(failed).orElseThrow().hasResult());
-        assertTrue(ledger.storedResult(failed).isEmpty());
+        assertTrue(store.storedResult(failed).isEmpty());
         assertEquals(0, count("SELECT count(*) FROM information_schema.columns WHERE table_schema = ?"
                 + " AND table_name = 'background_task' AND column_name = 'result_csv'", schema));
     }

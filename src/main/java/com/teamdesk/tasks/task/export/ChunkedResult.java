@@ -1,6 +1,5 @@
 package com.teamdesk.tasks.task.export;
 
-import com.teamdesk.tasks.task.JdbcTaskLedger;
 import com.teamdesk.tasks.task.Lease;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -23,7 +22,7 @@ import java.util.concurrent.Future;
 
 /**
  * The export's CSV while it is written (R13, issue 16): cuts the bytes into chunks of a fixed size,
- * and hashes (SHA-256) and stores each under the lease ({@link JdbcTaskLedger#writeResultChunk}).
+ * and hashes (SHA-256) and stores each under the lease ({@link ExportResultStore#writeResultChunk}).
  * With an executor, a full chunk is stored on one of its threads while the export fills the next
  * one; the hand-off waits for the previous store first, so at most one store is in flight and the
  * heap holds two chunks at most.
@@ -40,7 +39,7 @@ import java.util.concurrent.Future;
  * thread at the next hand-off or at {@link #finish()}.
  *
  * <p>The last chunk is not stored on its own: {@link #complete} stores it with the export's
- * lease-checked completion, in the same statement ({@link JdbcTaskLedger#completeExport}), so an
+ * lease-checked completion, in the same statement ({@link ExportResultStore#completeExport}), so an
  * export of at most one chunk writes its result with one statement and one commit.
  *
  * <p>Not thread-safe; one instance per execution. {@link #close()} without {@link #complete} waits
@@ -77,7 +76,7 @@ final class ChunkedResult extends OutputStream {
         }
     }
 
-    private final JdbcTaskLedger ledger;
+    private final ExportResultStore store;
     private final Lease lease;
     private final Clock clock;
     private final ExecutorService executor;
@@ -104,13 +103,13 @@ final class ChunkedResult extends OutputStream {
      * @param chunkBytes bytes per chunk (the last one may be shorter), at least 1
      * @param executor   where chunks are stored, or null to store them on the calling thread
      */
-    ChunkedResult(JdbcTaskLedger ledger, Lease lease, Clock clock, int chunkBytes, ExecutorService executor) {
-        this(ledger, lease, clock, chunkBytes, SEGMENT_BYTES, executor);
+    ChunkedResult(ExportResultStore store, Lease lease, Clock clock, int chunkBytes, ExecutorService executor) {
+        this(store, lease, clock, chunkBytes, SEGMENT_BYTES, executor);
     }
 
-    /** {@link #ChunkedResult(JdbcTaskLedger, Lease, Clock, int, ExecutorService)} with segments of {@code segmentBytes} (tests). */
-    ChunkedResult(JdbcTaskLedger ledger, Lease lease, Clock clock, int chunkBytes, int segmentBytes, ExecutorService executor) {
-        this.ledger = ledger;
+    /** {@link #ChunkedResult(ExportResultStore, Lease, Clock, int, ExecutorService)} with segments of {@code segmentBytes} (tests). */
+    ChunkedResult(ExportResultStore store, Lease lease, Clock clock, int chunkBytes, int segmentBytes, ExecutorService executor) {
+        this.store = store;
         this.lease = lease;
         this.clock = clock;
         this.executor = executor;
@@ -169,7 +168,7 @@ final class ChunkedResult extends OutputStream {
 
     /**
      * R13 final write: {@link #finish()} if not done yet, then the lease-checked completion of the
-     * export, which stores the last chunk in the same statement ({@link JdbcTaskLedger#completeExport}).
+     * export, which stores the last chunk in the same statement ({@link ExportResultStore#completeExport}).
      *
      * @param summary   the result's summary for people
      * @param expiresAt when the CSV is gone (now + retention)
@@ -181,7 +180,7 @@ final class ChunkedResult extends OutputStream {
     void complete(String summary, Instant expiresAt, Instant now) throws IOException {
         Stored s = finish();
         Chunk last = current();
-        ledger.completeExport(lease, seq, last.stream(), last.length(), s.size(), s.sha256(), summary, expiresAt, now);
+        store.completeExport(lease, seq, last.stream(), last.length(), s.size(), s.sha256(), summary, expiresAt, now);
     }
 
     /** @return the largest array this result has allocated, in bytes (at most the segment size) */
@@ -256,16 +255,16 @@ final class ChunkedResult extends OutputStream {
         int s = seq++;
         // The digest is updated by the store, in chunk order: stores run one at a time, each after the
         // previous one's Future completed (happens-before), so the hashing leaves the export's thread too.
-        Runnable store = () -> {
+        Runnable write = () -> {
             chunk.hashInto(sha);
-            ledger.writeResultChunk(lease, s, chunk.stream(), chunk.length(), clock.instant());
+            this.store.writeResultChunk(lease, s, chunk.stream(), chunk.length(), clock.instant());
         };
         full.clear();
         if (executor == null) {
-            store.run();
+            write.run();
             recycle(chunk);
         } else {
-            storing = executor.submit(store);
+            storing = executor.submit(write);
             inFlight = chunk;
         }
         filling = segment();

@@ -1,7 +1,10 @@
 package com.teamdesk.tasks.task.export;
 
+import com.teamdesk.tasks.common.ConflictException;
 import com.teamdesk.tasks.common.ForbiddenException;
+import com.teamdesk.tasks.common.GoneException;
 import com.teamdesk.tasks.common.InvalidInputException;
+import com.teamdesk.tasks.task.BackgroundTask;
 import com.teamdesk.tasks.task.Caller;
 import com.teamdesk.tasks.task.Execution;
 import com.teamdesk.tasks.task.NewTaskRequest;
@@ -10,11 +13,18 @@ import com.teamdesk.tasks.task.TaskKind;
 import com.teamdesk.tasks.task.TaskKindHandler;
 import com.teamdesk.tasks.task.TaskRejected;
 import com.teamdesk.tasks.task.TaskRejected.Reason;
+import com.teamdesk.tasks.task.TaskResult;
 import com.teamdesk.tasks.task.TaskScope;
+import com.teamdesk.tasks.task.TaskStatus;
+import com.teamdesk.tasks.team.TeamDirectory;
 import com.teamdesk.tasks.team.TicketFilter;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.List;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
@@ -33,6 +43,18 @@ public class ExportHandler implements TaskKindHandler<TicketFilter> {
     @Inject
     @ConfigProperty(name = "teamdesk.task.export.timeout-ms", defaultValue = "600000")
     long timeoutMs;
+
+    @Inject
+    ExportResultStore store;
+
+    @Inject
+    TeamDirectory teams;
+
+    @Inject
+    Clock clock;
+
+    /** The file name's time: when the export completed, in UTC. */
+    private static final DateTimeFormatter FILE_TIME = DateTimeFormatter.ofPattern("yyyyMMdd-HHmm").withZone(ZoneOffset.UTC);
 
     @Override
     public TaskKind kind() {
@@ -84,5 +106,33 @@ public class ExportHandler implements TaskKindHandler<TicketFilter> {
     @Override
     public boolean offersFile() {
         return true;
+    }
+
+    /** R13: the CSVs past their 24 h, then the chunks no result and no running execution owns. */
+    @Override
+    public int purgeExpired(Instant now, int limit) {
+        return store.purgeExpiredResults(now, limit) + store.purgeOrphanChunks(limit);
+    }
+
+    /**
+     * The CSV of a completed export (R13), read chunk by chunk from {@link ExportResultStore}; named
+     * {@code teamdesk-export-<team slug>-<completed, yyyyMMdd-HHmm UTC>-<task id>.csv}.
+     *
+     * @throws ConflictException ({@code task.not_completed}) not COMPLETED
+     * @throws GoneException     ({@code export.expired}) the 24 h are over and the CSV is gone
+     */
+    @Override
+    public TaskResult result(BackgroundTask task) {
+        if (task.status() != TaskStatus.COMPLETED) {
+            throw new ConflictException("task.not_completed", "The export has no file yet (status " + task.status() + ").");
+        }
+        if (task.expiresAt() != null && !clock.instant().isBefore(task.expiresAt())) {
+            throw new GoneException("export.expired", "The export's file expired at " + task.expiresAt() + ".");
+        }
+        ExportResultStore.StoredResult csv = store.storedResult(task.id()).orElseThrow(
+                () -> new GoneException("export.expired", "The export's file is no longer available."));
+        String slug = teams.slugOf(task.teamId()).orElse("team");
+        return new TaskResult("teamdesk-export-" + slug + "-" + FILE_TIME.format(task.updatedAt()) + "-" + task.id() + ".csv",
+                csv.size(), csv.sha256(), out -> store.writeResult(csv, out));
     }
 }

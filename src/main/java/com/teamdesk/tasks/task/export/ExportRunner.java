@@ -4,7 +4,6 @@ import com.teamdesk.tasks.common.InvalidInputException;
 import com.teamdesk.tasks.platform.SchemaMigration;
 import com.teamdesk.tasks.task.BackgroundTask;
 import com.teamdesk.tasks.task.Execution;
-import com.teamdesk.tasks.task.JdbcTaskLedger;
 import com.teamdesk.tasks.task.PausePoint;
 import com.teamdesk.tasks.task.TaskRejected;
 import com.teamdesk.tasks.task.TaskRejected.Reason;
@@ -63,7 +62,7 @@ public class ExportRunner {
     TeamAccess access;
 
     @Inject
-    JdbcTaskLedger ledger;
+    ExportResultStore store;
 
     @Resource(lookup = SchemaMigration.DATASOURCE)
     DataSource dataSource;
@@ -142,7 +141,7 @@ public class ExportRunner {
             throw new TaskRejected(Reason.TOO_LARGE, total + " rows > limit " + maxRows);
         }
         long written = 0;
-        try (ChunkedResult out = new ChunkedResult(ledger, ex.lease(), ex.clock(), chunkBytes,
+        try (ChunkedResult out = new ChunkedResult(store, ex.lease(), ex.clock(), chunkBytes,
                 chunkOverlap ? chunkStores() : null)) {
             try {
                 CopyCsv csv = new CopyCsv(out, filter.timeZone(), usernames(task.teamId()));
@@ -212,7 +211,7 @@ public class ExportRunner {
     /** Deletes this execution's chunks after it failed or lost its lease; the sweep is the fallback. */
     private void dropChunks(Execution ex) {
         try {
-            ledger.deleteChunksOf(ex.lease());
+            store.deleteChunksOf(ex.lease());
         } catch (RuntimeException e) {
             LOG.log(Level.FINE, "task.export chunks of " + ex.task().id() + " left to the sweep: " + e);
         }

@@ -121,7 +121,8 @@ public class ReminderTransaction {
      * a variant which returns here instead would commit the side effects.
      */
     protected void complete(Lease lease, Instant now) {
-        ledger.completeReminder(lease, now);
+        ledger.updateUnderLease(lease, "reminder completion", now,
+                "status = 'COMPLETED', progress = 100, execution_id = NULL, last_error = NULL, updated_at = ?", now);
     }
 
     private List<UUID> recipients(ReminderParams p, UUID teamId, LockedTicket ticket) {

@@ -1,17 +1,23 @@
 package com.teamdesk.tasks.task.reminder;
 
 import com.teamdesk.tasks.common.Jsons;
-import com.teamdesk.tasks.task.JdbcTaskLedger;
+import com.teamdesk.tasks.platform.Jdbc;
+import com.teamdesk.tasks.platform.SchemaMigration;
+import com.teamdesk.tasks.task.LedgerException;
 import com.teamdesk.tasks.task.TaskJobId;
 import com.teamdesk.tasks.team.JdbcTeamWrites;
 import com.teamdesk.tasks.team.TicketClosed;
+import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
 import jakarta.transaction.Transactional.TxType;
+import java.time.Instant;
 import java.util.List;
+import java.util.UUID;
 import java.util.logging.Logger;
+import javax.sql.DataSource;
 
 /**
  * R24: when a ticket is CLOSED, its reminders that are not yet running (WAITING: scheduled, queued
@@ -31,8 +37,8 @@ public class TicketReminderCancellation {
     /** {@code lastError} of a reminder cancelled because its ticket was closed. */
     public static final String MESSAGE = "Cancelled because the ticket was closed.";
 
-    @Inject
-    JdbcTaskLedger ledger;
+    @Resource(lookup = SchemaMigration.DATASOURCE)
+    DataSource dataSource;
 
     @Inject
     JdbcTeamWrites team;
@@ -40,7 +46,7 @@ public class TicketReminderCancellation {
     /** Cancels the closed ticket's waiting reminders inside the PATCH's transaction ({@code MANDATORY}). */
     @Transactional(TxType.MANDATORY)
     public void onTicketClosed(@Observes TicketClosed closed) {
-        List<TaskJobId> cancelled = ledger.cancelWaitingReminders(closed.teamId(), closed.ticketId(), closed.actorId(),
+        List<TaskJobId> cancelled = cancelWaitingReminders(closed.teamId(), closed.ticketId(), closed.actorId(),
                 MESSAGE, closed.at());
         for (TaskJobId job : cancelled) {
             team.appendSystemEvent(closed.teamId(), EVENT_KIND, closed.ticketId(), closed.actorId(), job.taskId(),
@@ -50,5 +56,20 @@ public class TicketReminderCancellation {
         if (!cancelled.isEmpty()) {
             LOG.info(() -> "task.cancelled " + cancelled + ": ticket " + closed.ticketId() + " closed");
         }
+    }
+
+    /**
+     * R24: cancels the WAITING (not yet running) reminders of the ticket, in the caller's transaction,
+     * as the ledger's cancel does row by row (CANCELLED, lease cleared, who and when, {@code lastError}).
+     *
+     * @return the runs cancelled
+     */
+    private List<TaskJobId> cancelWaitingReminders(UUID teamId, UUID ticketId, UUID cancelledBy, String message,
+            Instant now) {
+        return LedgerException.of("cancel waiting reminders", () -> Jdbc.query(dataSource,
+                "UPDATE background_task SET status = 'CANCELLED', execution_id = NULL, cancelled_at = ?, cancelled_by = ?,"
+                        + " last_error = ?, updated_at = ? WHERE kind = 'REMINDER' AND status = 'WAITING' AND team_id = ?"
+                        + " AND filters->>'ticketId' = ? RETURNING id, run",
+                TaskJobId.ROW, now, cancelledBy, message, now, teamId, ticketId.toString()));
     }
 }

@@ -17,6 +17,7 @@ import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.queue.UnrecoverableJobException;
 import com.teamdesk.tasks.task.BackgroundTask;
 import com.teamdesk.tasks.task.JdbcTaskLedger;
+import com.teamdesk.tasks.task.export.ExportResultStore;
 import com.teamdesk.tasks.task.PausePoint;
 import com.teamdesk.tasks.task.TaskProcessor;
 import com.teamdesk.tasks.task.TaskRejected;
@@ -71,6 +72,9 @@ class ExportLeaseIT {
     @Inject
     JdbcTaskLedger ledger;
 
+    @Inject
+    ExportResultStore store;
+
     private EngineFixtures.TestTeam team;
     private List<UUID> tickets;
     private UUID task;
@@ -100,9 +104,9 @@ class ExportLeaseIT {
 
     /** The stored CSV as the download streams it, checked against the row's size and SHA-256. */
     private String csv() throws Exception {
-        JdbcTaskLedger.StoredResult stored = ledger.storedResult(task).orElseThrow();
+        ExportResultStore.StoredResult stored = store.storedResult(task).orElseThrow();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ledger.writeResult(stored, out);
+        store.writeResult(stored, out);
         byte[] bytes = out.toByteArray();
         assertEquals(stored.size(), bytes.length);
         assertEquals(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes)), stored.sha256());

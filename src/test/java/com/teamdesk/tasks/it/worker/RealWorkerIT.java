@@ -31,6 +31,7 @@ import com.teamdesk.tasks.queue.WorkerListener;
 import com.teamdesk.tasks.queue.WorkerOptions;
 import com.teamdesk.tasks.task.BackgroundTask;
 import com.teamdesk.tasks.task.JdbcTaskLedger;
+import com.teamdesk.tasks.task.export.ExportResultStore;
 import com.teamdesk.tasks.task.Lease;
 import com.teamdesk.tasks.task.PausePoint;
 import com.teamdesk.tasks.task.RetryPolicy;
@@ -115,6 +116,9 @@ class RealWorkerIT {
     TaskService tasks;
     @Inject
     JdbcTaskLedger ledger;
+
+    @Inject
+    ExportResultStore store;
     @Inject
     Sweeps sweeps;
     @Inject
@@ -183,7 +187,7 @@ class RealWorkerIT {
         assertEquals("25 tickets exported", t.resultSummary());
         assertEquals(t.updatedAt().plus(Duration.ofHours(24)), t.expiresAt(), "CSV kept 24 h from completion");
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        ledger.writeResult(ledger.storedResult(task).orElseThrow(), out);
+        store.writeResult(store.storedResult(task).orElseThrow(), out);
         String csv = out.toString(StandardCharsets.UTF_8);
         assertEquals(26, csv.split("\r\n").length, "header + 25 tickets");
     }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.teamdesk.tasks.task.JdbcTaskLedger;
 import com.teamdesk.tasks.task.Lease;
 import com.teamdesk.tasks.task.LeaseLost;
 import java.io.ByteArrayOutputStream;
@@ -29,7 +28,7 @@ import org.junit.jupiter.api.Test;
  * How {@link ChunkedResult} hands its chunks to the ledger (issue 16): every chunk but the last is stored
  * on its own, in order, and the last one goes with the completion, so an export of at most one chunk makes
  * no chunk INSERT of its own; size and SHA-256 cover every byte. The ledger's SQL is proved by
- * {@code JdbcTaskLedgerTest}; here a recording ledger stands in for it.
+ * {@code JdbcTaskLedgerTest}; here a recording store stands in for it.
  */
 class ChunkedResultTest {
     private static final Instant NOW = Instant.parse("2026-12-01T12:00:00Z");
@@ -220,7 +219,7 @@ class ChunkedResultTest {
     }
 
     /** A ledger that keeps what it is asked to store, in memory. */
-    private static class RecordingLedger extends JdbcTaskLedger {
+    private static class RecordingLedger extends ExportResultStore {
         record Chunk(int seq, byte[] bytes) {
         }
 
