@@ -516,7 +516,7 @@ public class JdbcTaskLedger {
     private static BackgroundTask map(ResultSet rs) throws SQLException {
         return new BackgroundTask(
                 Jdbc.uuid(rs, 1),
-                TaskKind.valueOf(rs.getString(2)),
+                TaskKind.of(rs.getString(2)),
                 Jdbc.uuid(rs, 3),
                 Jdbc.uuid(rs, 4),
                 TaskScope.valueOf(rs.getString(5)),

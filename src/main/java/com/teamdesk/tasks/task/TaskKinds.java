@@ -8,16 +8,17 @@ import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.EnumMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
- * The task kinds of the application: every {@link TaskKindHandler} bean, keyed by its
- * {@link TaskKind}. Checked when the application starts: a kind without a handler, or with two,
- * fails the deployment ({@link IllegalStateException}) instead of failing its first task.
+ * The task kinds of the application: every {@link TaskKindHandler} bean, keyed by the
+ * {@link TaskKind} it declares (issue 29: adding a kind is its package and its bean, no list to edit).
+ * Checked when the application starts: two handlers of one kind, or none at all, fail the deployment
+ * ({@link IllegalStateException}) instead of failing a task.
  */
 @ApplicationScoped
 public class TaskKinds {
@@ -35,28 +36,59 @@ public class TaskKinds {
     /**
      * Indexes handlers by kind.
      *
-     * @return one handler per {@link TaskKind}, in the enum's order
-     * @throws IllegalStateException when a kind has no handler or more than one
+     * @return one handler per kind, in the order of the kinds' names
+     * @throws IllegalStateException when two handlers declare one kind, or there is none at all
      */
     public static Map<TaskKind, TaskKindHandler<?>> index(Iterable<? extends TaskKindHandler<?>> handlers) {
-        Map<TaskKind, TaskKindHandler<?>> map = new EnumMap<>(TaskKind.class);
-        List<String> problems = new ArrayList<>();
+        Map<TaskKind, TaskKindHandler<?>> map = new TreeMap<>();
+        Set<String> problems = new LinkedHashSet<>();
         for (TaskKindHandler<?> h : handlers) {
             TaskKindHandler<?> earlier = map.putIfAbsent(h.kind(), h);
             if (earlier != null) {
                 problems.add(h.kind() + " has two handlers: " + earlier.getClass().getName() + " and " + h.getClass().getName());
             }
         }
-        for (TaskKind k : TaskKind.values()) {
-            if (!map.containsKey(k)) {
-                problems.add(k + " has no handler");
-            }
+        if (map.isEmpty()) {
+            problems.add("no TaskKindHandler bean is deployed");
         }
         if (!problems.isEmpty()) {
             throw new IllegalStateException("task kinds: " + String.join("; ", problems)
-                    + " (every TaskKind needs exactly one TaskKindHandler bean)");
+                    + " (every kind needs exactly one TaskKindHandler bean)");
         }
         return Collections.unmodifiableMap(map);
+    }
+
+    /**
+     * A kind named in a request: trimmed, case-insensitive, and registered.
+     *
+     * @param code the problem code of a refusal, e.g. {@code task.invalid}
+     * @return the kind
+     * @throws com.teamdesk.tasks.common.InvalidInputException ({@code code}) no registered kind has that name
+     */
+    public TaskKind parse(String value, String field, String code) {
+        TaskKind kind = TaskKind.parse(value);
+        if (kind == null || !handlers().containsKey(kind)) {
+            throw new com.teamdesk.tasks.common.InvalidInputException(code, field + " '" + value + "' is not one of "
+                    + handlers().keySet() + ".");
+        }
+        return kind;
+    }
+
+    /**
+     * {@link #parse}, and a missing or blank value is refused too ({@code "<field> is required."}).
+     *
+     * @throws com.teamdesk.tasks.common.InvalidInputException ({@code code}) missing or not registered
+     */
+    public TaskKind parseRequired(String value, String field, String code) {
+        if (value == null || value.isBlank()) {
+            throw new com.teamdesk.tasks.common.InvalidInputException(code, field + " is required.");
+        }
+        return parse(value, field, code);
+    }
+
+    /** @return the registered kinds, in the order of their names */
+    public Set<TaskKind> kinds() {
+        return handlers().keySet();
     }
 
     /** @return every registered handler, one per kind */
@@ -71,7 +103,7 @@ public class TaskKinds {
 
     /**
      * @return the fields a create body may hold: {@code kind}, every kind's own fields (in the
-     *         order of {@link TaskKind}), {@code runAt}
+     *         order of their names), {@code runAt}
      */
     public List<RequestField> requestFields() {
         Set<RequestField> fields = new LinkedHashSet<>();

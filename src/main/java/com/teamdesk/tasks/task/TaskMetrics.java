@@ -32,6 +32,9 @@ public class TaskMetrics {
     MetricRegistry registry;
 
     @Inject
+    TaskKinds kinds;
+
+    @Inject
     RedisResources redis;
 
     private final AtomicInteger openStreams = new AtomicInteger();
@@ -48,7 +51,7 @@ public class TaskMetrics {
                     m -> m.queueCount(state), new Tag("state", state.name().toLowerCase(java.util.Locale.ROOT)));
         }
         // Every series from the start, so dashboards and alerts see zeros rather than gaps.
-        for (TaskKind kind : TaskKind.values()) {
+        for (TaskKind kind : kinds.kinds()) {
             counter("teamdesk_tasks_created", "Tasks created", "kind", kind.name());
             counter("teamdesk_tasks_completed", "Runs completed", "kind", kind.name());
             counter("teamdesk_tasks_failed", "Runs failed for good", "kind", kind.name());

@@ -118,7 +118,7 @@ public class TaskService {
         if (req == null) {
             throw new InvalidInputException("task.invalid", "A JSON body is required.");
         }
-        TaskKind kind = NewTaskRequest.enumValue(TaskKind.class, req.kind(), "kind", null);
+        TaskKind kind = kinds.parseRequired(req.kind(), "kind", "task.invalid");
         TaskKindHandler.Accepted<String> accepted = kinds.accept(kind, req, new Caller(callerId, teamId, role));
         Instant runAt = runAt(req.runAt(), now);
         UUID id = UUID.randomUUID();
@@ -206,7 +206,7 @@ public class TaskService {
         Role role = access.requireMember(teamId, callerId);
         int n = Page.limit(limit);
         TaskStatus st = status == null || status.isBlank() ? null : NewTaskRequest.enumValue(TaskStatus.class, status, "status", null);
-        TaskKind k = kind == null || kind.isBlank() ? null : NewTaskRequest.enumValue(TaskKind.class, kind, "kind", null);
+        TaskKind k = kind == null || kind.isBlank() ? null : kinds.parse(kind, "kind", "task.invalid");
         Boolean sched = scheduled == null || scheduled.isBlank() ? null : switch (scheduled.trim()) {
             case "true" -> Boolean.TRUE;
             case "false" -> Boolean.FALSE;

@@ -2,7 +2,6 @@ package com.teamdesk.tasks.web;
 
 import com.teamdesk.tasks.common.Jsons;
 import com.teamdesk.tasks.task.BackgroundTask;
-import com.teamdesk.tasks.task.TaskKind;
 import com.teamdesk.tasks.task.TaskScope;
 import com.teamdesk.tasks.task.TaskStatus;
 import jakarta.json.JsonObject;
@@ -32,7 +31,7 @@ import java.util.UUID;
 @JsonbPropertyOrder({"id", "kind", "teamId", "ownerId", "scope", "filters", "status", "run", "displayRun", "attempts",
         "progress", "lastError", "resultSummary", "expiresAt", "runAt", "cancelledAt", "cancelledBy", "createdAt",
         "updatedAt", "links"})
-public record TaskJson(UUID id, TaskKind kind, UUID teamId, UUID ownerId, TaskScope scope, JsonObject filters,
+public record TaskJson(UUID id, String kind, UUID teamId, UUID ownerId, TaskScope scope, JsonObject filters,
         TaskStatus status, int run, int displayRun, int attempts, int progress, String lastError,
         String resultSummary, Instant expiresAt, Instant runAt, Instant cancelledAt, UUID cancelledBy,
         Instant createdAt, Instant updatedAt, Links links) {
@@ -58,7 +57,7 @@ public record TaskJson(UUID id, TaskKind kind, UUID teamId, UUID ownerId, TaskSc
         URI retry = retryable ? links.api("tasks/" + t.id() + "/retry") : null;
         boolean cancellable = t.status() == TaskStatus.WAITING || t.status() == TaskStatus.RUNNING;
         URI cancel = cancellable ? links.api("tasks/" + t.id() + "/cancel") : null;
-        return new TaskJson(t.id(), t.kind(), t.teamId(), t.ownerId(), t.scope(), filters(t.params()), t.status(),
+        return new TaskJson(t.id(), t.kind().name(), t.teamId(), t.ownerId(), t.scope(), filters(t.params()), t.status(),
                 t.run(), t.run() + 1, t.attempts(), t.progress(), t.lastError(), t.resultSummary(), t.expiresAt(),
                 t.runAt(), t.cancelledAt(), t.cancelledBy(), t.createdAt(), t.updatedAt(), new Links(self, result, retry, cancel));
     }

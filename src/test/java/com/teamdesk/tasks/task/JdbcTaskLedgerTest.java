@@ -132,7 +132,7 @@ class JdbcTaskLedgerTest {
     @Test
     void anInsertReturnsItsRowMarkedDispatchedAndOnlyThatMarkIsTakenBack() {
         UUID id = UUID.randomUUID();
-        BackgroundTask row = ledger.insert(id, TaskKind.EXPORT, team, owner, TaskScope.TEAM, "{\"status\": [\"OPEN\"]}",
+        BackgroundTask row = ledger.insert(id, TaskKind.of("EXPORT"), team, owner, TaskScope.TEAM, "{\"status\": [\"OPEN\"]}",
                 T0, T0, true);
         assertEquals(ledger.find(id).orElseThrow(), row, "the RETURNING row is the stored row");
         assertEquals(T0, row.dispatchedAt());
@@ -145,7 +145,7 @@ class JdbcTaskLedgerTest {
         assertFalse(ledger.undispatch(job, T0), "nothing left to take back");
 
         UUID later = UUID.randomUUID();
-        assertNull(ledger.insert(later, TaskKind.EXPORT, team, owner, TaskScope.TEAM, "{}", T0.plusSeconds(60), T0, false)
+        assertNull(ledger.insert(later, TaskKind.of("EXPORT"), team, owner, TaskScope.TEAM, "{}", T0.plusSeconds(60), T0, false)
                 .dispatchedAt(), "a scheduled task waits for the sweep");
     }
 
@@ -762,7 +762,7 @@ class JdbcTaskLedgerTest {
 
     private UUID insert(Instant runAt, Instant now) {
         UUID id = UUID.randomUUID();
-        ledger.insert(id, TaskKind.EXPORT, team, owner, TaskScope.TEAM, "{\"status\": [\"OPEN\"]}", runAt, now);
+        ledger.insert(id, TaskKind.of("EXPORT"), team, owner, TaskScope.TEAM, "{\"status\": [\"OPEN\"]}", runAt, now);
         return id;
     }
 

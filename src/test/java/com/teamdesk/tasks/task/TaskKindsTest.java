@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Task kinds are found without a switch, and a kind with no handler or two fails loudly at startup. */
+/** Task kinds are found without a switch or a list: the registered handlers; two handlers of a kind fail loudly. */
 class TaskKindsTest {
 
     /** A handler that only knows its kind. */
@@ -50,25 +50,37 @@ class TaskKindsTest {
 
     @Test
     void everyKindWithExactlyOneHandlerIsIndexedByItsKind() {
-        Fake export = new Fake(TaskKind.EXPORT);
-        Fake reminder = new Fake(TaskKind.REMINDER);
+        Fake export = new Fake(TaskKind.of("EXPORT"));
+        Fake reminder = new Fake(TaskKind.of("REMINDER"));
         Map<TaskKind, TaskKindHandler<?>> index = TaskKinds.index(List.of(reminder, export));
-        assertEquals(List.of(TaskKind.values()), List.copyOf(index.keySet()), "one entry per kind, in enum order");
-        assertSame(export, index.get(TaskKind.EXPORT));
-        assertSame(reminder, index.get(TaskKind.REMINDER));
+        assertEquals(List.of(TaskKind.of("EXPORT"), TaskKind.of("REMINDER")), List.copyOf(index.keySet()),
+                "one entry per kind, in the order of their names");
+        assertSame(export, index.get(TaskKind.of("EXPORT")));
+        assertSame(reminder, index.get(TaskKind.of("REMINDER")));
     }
 
+    /** Issue 29: the kinds are the registered handlers; none at all is a broken deployment. */
     @Test
-    void aKindWithoutAHandlerFailsLoudly() {
-        IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> TaskKinds.index(List.of(new Fake(TaskKind.EXPORT))));
-        assertTrue(e.getMessage().contains("REMINDER has no handler"), e.getMessage());
+    void noHandlerAtAllFailsLoudly() {
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> TaskKinds.index(List.of()));
+        assertTrue(e.getMessage().contains("no TaskKindHandler bean"), e.getMessage());
+    }
+
+    /** A kind's name is what the API and the table hold: upper-case letters, digits, _, at most 32. */
+    @Test
+    void aKindIsNamedByUpperCaseLettersDigitsAndUnderscores() {
+        assertEquals("DIGEST_2", TaskKind.of("DIGEST_2").name());
+        assertEquals("EXPORT", TaskKind.of("EXPORT").toString());
+        for (String bad : new String[] {"", "export", "2FA", "A-B", "A".repeat(33), " EXPORT"}) {
+            assertThrows(IllegalArgumentException.class, () -> TaskKind.of(bad), bad);
+        }
+        assertThrows(IllegalArgumentException.class, () -> TaskKind.of(null));
     }
 
     @Test
     void aKindWithTwoHandlersFailsLoudly() {
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> TaskKinds.index(
-                List.of(new Fake(TaskKind.EXPORT), new Fake(TaskKind.REMINDER), new Fake(TaskKind.EXPORT))));
+                List.of(new Fake(TaskKind.of("EXPORT")), new Fake(TaskKind.of("REMINDER")), new Fake(TaskKind.of("EXPORT")))));
         assertTrue(e.getMessage().contains("EXPORT has two handlers"), e.getMessage());
     }
 

@@ -63,6 +63,9 @@ public class AdminService {
     JdbcTaskAdmin admin;
 
     @Inject
+    com.teamdesk.tasks.task.TaskKinds kinds;
+
+    @Inject
     RedisResources redis;
 
     @Inject
@@ -89,8 +92,8 @@ public class AdminService {
         }
         List<Count> counts = new ArrayList<>();
         for (TaskStatus s : TaskStatus.values()) {
-            for (TaskKind k : TaskKind.values()) {
-                counts.add(new Count(s, k, found.getOrDefault(s + "/" + k, 0L)));
+            for (TaskKind k : kinds.kinds()) {
+                counts.add(new Count(s, k.name(), found.getOrDefault(s + "/" + k, 0L)));
             }
         }
         Long oldest = admin.oldestWaiting(now).map(t -> Math.max(0, now.toEpochMilli() - t.toEpochMilli())).orElse(null);
@@ -241,7 +244,7 @@ public class AdminService {
 
     private JdbcTaskAdmin.Filter filter(String status, String kind, String team, String olderThan) {
         TaskStatus st = blank(status) ? null : parse(TaskStatus.class, status, "status");
-        TaskKind k = blank(kind) ? null : parse(TaskKind.class, kind, "kind");
+        TaskKind k = blank(kind) ? null : kinds.parse(kind, "kind", "filters.invalid");
         UUID teamId = null;
         if (!blank(team)) {
             try {

@@ -1,6 +1,5 @@
 package com.teamdesk.tasks.task.admin;
 
-import com.teamdesk.tasks.task.TaskKind;
 import com.teamdesk.tasks.task.TaskScope;
 import com.teamdesk.tasks.task.TaskStatus;
 import jakarta.json.JsonObject;
@@ -30,7 +29,7 @@ public final class AdminViews {
     }
 
     /** Tasks of one status and kind. */
-    public record Count(TaskStatus status, TaskKind kind, long count) {
+    public record Count(TaskStatus status, String kind, long count) {
     }
 
     /**
@@ -41,7 +40,7 @@ public final class AdminViews {
      * @param leaseAgeMs now − updatedAt: how long since the execution last wrote (R19 heals it at 2 min)
      */
     @JsonbNillable
-    public record RunningRun(UUID id, TaskKind kind, UUID teamId, int run, int attempt, int progress, String claimedBy,
+    public record RunningRun(UUID id, String kind, UUID teamId, int run, int attempt, int progress, String claimedBy,
             Instant updatedAt, long leaseAgeMs) {
     }
 
@@ -52,7 +51,7 @@ public final class AdminViews {
      * @param changeSeq   the row's change sequence (the id of its last live event)
      */
     @JsonbNillable
-    public record AdminTask(UUID id, TaskKind kind, UUID teamId, UUID ownerId, TaskScope scope, JsonObject filters,
+    public record AdminTask(UUID id, String kind, UUID teamId, UUID ownerId, TaskScope scope, JsonObject filters,
             TaskStatus status, int run, int attempts, int progress, UUID executionId, String claimedBy,
             Instant dispatchedAt, Instant runAt, String lastError, String resultSummary, Integer resultBytes,
             String resultDigest, Instant expiresAt, Instant createdAt, Instant updatedAt, long changeSeq) {

@@ -48,7 +48,7 @@ public class JdbcTaskAdmin {
     /** @return tasks by status and kind (only combinations that exist) */
     public List<Count> counts() {
         return query("SELECT status, kind, count(*) FROM background_task GROUP BY status, kind", rs ->
-                new Count(TaskStatus.valueOf(rs.getString(1)), TaskKind.valueOf(rs.getString(2)), rs.getLong(3)));
+                new Count(TaskStatus.valueOf(rs.getString(1)), rs.getString(2), rs.getLong(3)));
     }
 
     /** @return the {@code runAt} of the oldest due WAITING run, if any */
@@ -68,7 +68,7 @@ public class JdbcTaskAdmin {
         return query("SELECT id, kind, team_id, run, attempts, progress, claimed_by, updated_at FROM background_task"
                 + " WHERE status = 'RUNNING' ORDER BY updated_at, id LIMIT ?", rs -> {
                     Instant updated = instant(rs, 8);
-                    return new RunningRun(Jdbc.uuid(rs, 1), TaskKind.valueOf(rs.getString(2)), Jdbc.uuid(rs, 3),
+                    return new RunningRun(Jdbc.uuid(rs, 1), rs.getString(2), Jdbc.uuid(rs, 3),
                             rs.getInt(4), rs.getInt(5), rs.getInt(6), rs.getString(7), updated,
                             Math.max(0, now.toEpochMilli() - updated.toEpochMilli()));
                 }, limit);
@@ -134,7 +134,7 @@ public class JdbcTaskAdmin {
     }
 
     private static AdminTask task(ResultSet rs) throws SQLException {
-        return new AdminTask(Jdbc.uuid(rs, 1), TaskKind.valueOf(rs.getString(2)), Jdbc.uuid(rs, 3), Jdbc.uuid(rs, 4),
+        return new AdminTask(Jdbc.uuid(rs, 1), rs.getString(2), Jdbc.uuid(rs, 3), Jdbc.uuid(rs, 4),
                 TaskScope.valueOf(rs.getString(5)), json(rs.getString(6)), TaskStatus.valueOf(rs.getString(7)),
                 rs.getInt(8), rs.getInt(9), rs.getInt(10), Jdbc.uuid(rs, 11), rs.getString(12), instant(rs, 13),
                 instant(rs, 14), rs.getString(15), rs.getString(16), (Integer) rs.getObject(17), rs.getString(18),

@@ -56,9 +56,12 @@ public class ExportHandler implements TaskKindHandler<TicketFilter> {
     /** The file name's time: when the export completed, in UTC. */
     private static final DateTimeFormatter FILE_TIME = DateTimeFormatter.ofPattern("yyyyMMdd-HHmm").withZone(ZoneOffset.UTC);
 
+    /** This kind: CSV export of a team's tickets (R13). */
+    public static final TaskKind KIND = TaskKind.of("EXPORT");
+
     @Override
     public TaskKind kind() {
-        return TaskKind.EXPORT;
+        return KIND;
     }
 
     @Override

@@ -233,7 +233,7 @@ public class TaskChangeListener {
         if (o.getBoolean("partial", false)) {
             return ledger.findVersioned(id);
         }
-        BackgroundTask t = new BackgroundTask(id, TaskKind.valueOf(o.getString("kind")),
+        BackgroundTask t = new BackgroundTask(id, TaskKind.of(o.getString("kind")),
                 UUID.fromString(o.getString("teamId")), UUID.fromString(o.getString("ownerId")),
                 TaskScope.valueOf(o.getString("scope")), o.get("filters").toString(),
                 TaskStatus.valueOf(o.getString("status")), o.getInt("run"), o.getInt("attempts"), o.getInt("progress"),

@@ -50,9 +50,12 @@ public class ReminderHandler implements TaskKindHandler<ReminderParams> {
     @ConfigProperty(name = "teamdesk.task.reminder.timeout-ms", defaultValue = "60000")
     long timeoutMs;
 
+    /** This kind: a reminder about a ticket to its assignee or the team's staff (R14). */
+    public static final TaskKind KIND = TaskKind.of("REMINDER");
+
     @Override
     public TaskKind kind() {
-        return TaskKind.REMINDER;
+        return KIND;
     }
 
     @Override

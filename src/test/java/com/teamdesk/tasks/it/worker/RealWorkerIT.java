@@ -329,7 +329,7 @@ class RealWorkerIT {
         // record (WAITING) and marks the row dispatched (R2, R20).
         setTask(UUID.randomUUID());
         Instant now = clock.instant();
-        ledger.insert(task, TaskKind.EXPORT, team.id(), team.staff(), TaskScope.TEAM, openTicketsFilter(), now, now);
+        ledger.insert(task, TaskKind.of("EXPORT"), team.id(), team.staff(), TaskScope.TEAM, openTicketsFilter(), now, now);
         queue.add(jobId, "{\"taskId\":\"" + task + "\",\"run\":0}", policy.jobOptions().withAttempts(1));
         sweeps.dispatchNow(task);
         assertNotNull(row().dispatchedAt());
@@ -487,7 +487,7 @@ class RealWorkerIT {
     void invalidFiltersAreRejectedAtOnce() throws Exception {
         setTask(UUID.randomUUID());
         Instant now = clock.instant();
-        ledger.insert(task, TaskKind.EXPORT, team.id(), team.staff(), TaskScope.TEAM,
+        ledger.insert(task, TaskKind.of("EXPORT"), team.id(), team.staff(), TaskScope.TEAM,
                 "{\"status\":[\"ARCHIVED\"],\"timeZone\":\"UTC\"}", now, now); // valid JSON, invalid filters
         sweeps.dispatchNow(task);
 
