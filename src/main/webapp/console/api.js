@@ -57,6 +57,21 @@ export async function api(path, { method = 'GET', body, headers: extra } = {}) {
 }
 
 /** Downloads a file answer: fetch with the bearer header, then save the Blob under its server-given name. */
+let kindsOnce = null;
+
+/**
+ * The task kinds this server runs (GET /api/v1/kinds: label, generic form fields, actions), fetched once per
+ * page; resolves to a Map kind -> info, empty when they could not be read (the page then shows kind names).
+ */
+export function kinds() {
+  if (!kindsOnce) {
+    kindsOnce = api('/api/v1/kinds')
+      .then(page => new Map(page.items.map(k => [k.kind, k])))
+      .catch(() => { kindsOnce = null; return new Map(); });
+  }
+  return kindsOnce;
+}
+
 export async function download(path, fallbackName) {
   const res = await fetch(path, { headers: headers({ Accept: 'text/csv' }), cache: 'no-store' });
   if (!res.ok) throw new ApiError(res.status, await problemOf(res));

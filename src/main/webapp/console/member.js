@@ -1,6 +1,6 @@
 // The member view: my teams, a team's tickets with the API's filters, "Export these tickets",
 // reminders, and the team's tasks with live progress (the team's event stream).
-import { api, download, openStream } from './api.js';
+import { api, download, kinds, openStream } from './api.js';
 import { h, fill, time, empty, failed, table, field, say, describe, isoLocal, ZONE } from './ui.js';
 
 const STATUS_WORDS = {
@@ -16,6 +16,7 @@ let tasks = new Map(); // id -> task
 let ticketCursor = null;
 let remindTicket = null;
 let root;
+let kindInfo = new Map(); // kind -> {label, fields, actions}, from GET /api/v1/kinds
 
 /** Builds the member view for the signed-in user's profile (GET /me). */
 export function mount(el, profile) {
@@ -76,10 +77,54 @@ function selectTeam(m) {
       exportForm(customer)),
     h('section.card', { 'aria-labelledby': 'tasks-title' },
       h('h3#tasks-title', customer ? 'My tasks' : 'Tasks of the team'),
+      h('div#kind-forms'),
       h('p.hint#stream-state', 'Live updates: connecting…'),
       h('div#tasks')));
   loadTickets(false);
   startTasks();
+  kinds().then(k => {
+    kindInfo = k;
+    renderKindForms();
+    renderTasks();
+  });
+}
+
+// ---- kinds the server describes (issue 29): a generic form for each kind that offers "create" ----------
+
+function renderKindForms() {
+  const box = document.getElementById('kind-forms');
+  if (!box) return;
+  const creatable = [...kindInfo.values()].filter(k => k.actions.includes('create'));
+  fill(box, creatable.map(k => h('form.filters.kind-form#kind-form-' + k.kind,
+    { onsubmit: e => { e.preventDefault(); createKind(k); } },
+    k.fields.map(f => field(f.label, f.choices.length
+      ? h('select#kind-' + k.kind + '-' + f.name, f.choices.map(c => h('option', { value: c }, c)))
+      : h('input#kind-' + k.kind + '-' + f.name, { type: 'text' }))),
+    h('div.actions', h('button#kind-' + k.kind + '-submit', { type: 'submit' }, 'Ask for: ' + k.label)))));
+}
+
+async function createKind(k) {
+  const body = { kind: k.kind };
+  for (const f of k.fields) {
+    const v = document.getElementById('kind-' + k.kind + '-' + f.name).value;
+    if (v) body[f.name] = v;
+  }
+  try {
+    const t = await api(`/api/v1/teams/${team.teamId}/tasks`, { method: 'POST', body,
+      headers: { 'Idempotency-Key': crypto.randomUUID() } });
+    upsert(t, true);
+    say(k.label + ': on its way.');
+  } catch (e) {
+    say(e.problem ? describe(e) : e.message, true);
+  }
+}
+
+/** @return how a task's kind is named in its row: the server's label, with its scope where it has one */
+function kindLabel(t) {
+  const k = kindInfo.get(t.kind);
+  const label = k ? k.label : t.kind.charAt(0) + t.kind.slice(1).toLowerCase();
+  const scoped = k ? k.actions.length > 0 : t.kind === 'EXPORT';
+  return scoped ? `${label} (${t.scope === 'TEAM' ? 'team' : 'my tickets'})` : label;
 }
 
 // ---- tickets ------------------------------------------------------------------------------
@@ -315,7 +360,7 @@ function renderTasks() {
 
 function taskRow(t) {
   const scheduled = t.status === 'WAITING' && t.runAt && new Date(t.runAt) > new Date();
-  const what = t.kind === 'EXPORT' ? `Export (${t.scope === 'TEAM' ? 'team' : 'my tickets'})` : 'Reminder';
+  const what = kindLabel(t);
   const actions = [];
   if (t.links && t.links.result) {
     actions.push(h('button.task-download', { type: 'button', onclick: () => save(t) }, 'Download CSV'));

@@ -1,7 +1,7 @@
 // The operator view (/api/v1/admin): overview, running runs, workers, queue, timers with
 // pause/resume/run-now, failed tasks with bulk retry, a task's detail. The admin API has no
 // stream, so the figures are refreshed every 2 s while the view is shown.
-import { api } from './api.js';
+import { api, kinds } from './api.js';
 import { h, fill, time, duration, empty, failed, table, field, say, describe } from './ui.js';
 
 const REFRESH_MS = 2000;
@@ -21,7 +21,7 @@ export function mount(el) {
     h('section.card', { 'aria-labelledby': 'ops-workers-title' }, h('h2#ops-workers-title', 'Workers'), h('div#ops-workers')),
     h('section.card', { 'aria-labelledby': 'ops-failed-title' }, h('h2#ops-failed-title', 'Failed tasks'),
       h('form#ops-bulk.filters', { onsubmit: e => { e.preventDefault(); bulkRetry(); } },
-        field('Kind', h('select#ops-bulk-kind', h('option', { value: '' }, 'any'), h('option', 'EXPORT'), h('option', 'REMINDER'))),
+        field('Kind', h('select#ops-bulk-kind', h('option', { value: '' }, 'any'))),
         field('Older than', h('input#ops-bulk-older', { type: 'text', placeholder: 'e.g. PT10M' })),
         h('div.actions', h('button#ops-bulk-retry', { type: 'submit' }, 'Retry failed tasks (up to 100)'))),
       h('div#ops-failed')),
@@ -30,6 +30,10 @@ export function mount(el) {
         field('Task id', h('input#ops-task-id', { type: 'text', autocomplete: 'off', required: true })),
         h('div.actions', h('button#ops-task-show', { type: 'submit' }, 'Show task'))),
       h('div#ops-detail')));
+  kinds().then(k => {
+    const select = document.getElementById('ops-bulk-kind');
+    if (select) select.append(...[...k.keys()].map(name => h('option', name)));
+  });
   refresh();
   clearInterval(timer);
   timer = setInterval(refresh, REFRESH_MS);

@@ -24,6 +24,11 @@ public enum PausePoint {
     REMINDER_BEFORE_COMPLETE,
     /** Reminder: after the completion UPDATE matched, still inside the transaction (its row lock held). */
     REMINDER_AFTER_COMPLETE,
+    /**
+     * Any kind whose side effects commit with its completion (issue 29): inside its transaction, after
+     * its side effects, right before its lease-checked completion ({@code JdbcTaskLedger.updateUnderLease}).
+     */
+    BEFORE_COMPLETION,
     /** Before the lease-checked failure report (R11). */
     BEFORE_FAILURE_REPORT,
     /** After the ledger committed COMPLETED, before the final progress-100 report to the queue (R12). */

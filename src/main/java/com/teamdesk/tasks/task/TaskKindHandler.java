@@ -75,6 +75,16 @@ public interface TaskKindHandler<P> {
     /** @return the longest one execution of this kind may run (R26), from its configuration */
     Duration runTimeout();
 
+    /**
+     * @return what clients learn of this kind ({@code GET /api/v1/kinds}); by default its name as label, no
+     *         generic form, and {@code download} when it {@link #offersFile}
+     */
+    default KindInfo info() {
+        String n = kind().name();
+        return new KindInfo(n, n.charAt(0) + n.substring(1).toLowerCase(java.util.Locale.ROOT).replace('_', ' '),
+                List.of(), offersFile() ? List.of(KindInfo.DOWNLOAD) : List.of());
+    }
+
     /** @return true when a COMPLETED task of this kind offers a file at {@code /tasks/{id}/result} */
     default boolean offersFile() {
         return false;

@@ -86,6 +86,13 @@ public class TaskKinds {
         return parse(value, field, code);
     }
 
+    /** @return what clients learn of every registered kind, in the order of their names */
+    public List<KindInfo> infos() {
+        List<KindInfo> out = new ArrayList<>();
+        handlers().values().forEach(h -> out.add(h.info()));
+        return out;
+    }
+
     /** @return the registered kinds, in the order of their names */
     public Set<TaskKind> kinds() {
         return handlers().keySet();

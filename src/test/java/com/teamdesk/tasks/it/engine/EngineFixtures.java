@@ -118,6 +118,20 @@ public class EngineFixtures {
         }
     }
 
+    /** @return the first column of the first row of {@code sql} (null when it returns no row) */
+    public Object value(String sql, Object... args) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < args.length; i++) {
+                ps.setObject(i + 1, args[i]);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getObject(1) : null;
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
+    }
+
     /** @return notifications written for a task (R14: one per recipient) */
     public long notifications(UUID taskId) {
         return count("SELECT count(*) FROM notification WHERE task_id = ?", taskId);

@@ -255,6 +255,32 @@ class ConsoleIT {
     }
 
     /**
+     * Issue 29: the console learns the kinds from {@code GET /api/v1/kinds}; the third kind, DIGEST, added
+     * with no console change, offers its own form ("Ask for: Digest of open tickets"), and its task shows
+     * under the server's label and completes live.
+     */
+    @Test
+    void aKindTheConsoleDoesNotNameAppearsWithItsOwnFormAndCompletesLive() throws Exception {
+        signIn("staff-" + tag);
+        within(WAIT).until(ExpectedConditions.presenceOfElementLocated(By.id("kind-DIGEST-submit")));
+        assertEquals("Ask for: Digest of open tickets", driver.findElement(By.id("kind-DIGEST-submit")).getText());
+        new Select(driver.findElement(By.id("kind-DIGEST-scope"))).selectByValue("TEAM");
+        within(WAIT).until(d -> !d.findElement(By.id("tasks")).getText().isEmpty());
+        int before = driver.findElements(By.cssSelector("#tasks li.task")).size();
+        click(By.id("kind-DIGEST-submit"));
+        WebElement row = within(WAIT).until(d -> {
+            List<WebElement> rows = d.findElements(By.cssSelector("#tasks li.task"));
+            return rows.size() > before ? rows.get(0) : null;
+        });
+        String id = row.getAttribute("id");
+        within(WAIT).until(d -> "COMPLETED".equals(d.findElement(By.id(id)).getAttribute("data-status")));
+        assertTrue(driver.findElement(By.id(id)).getText().contains("Digest of open tickets (team)"),
+                driver.findElement(By.id(id)).getText());
+        assertEquals(1, data.count("SELECT count(*) FROM notification WHERE task_id = ?::uuid",
+                id.substring("task-".length())));
+    }
+
+    /**
      * Issue 34: ten reloads in a row keep live progress on (each page's stream is let go when the page goes:
      * the console closes it on pagehide, the server notices the closed connection within about a second), and
      * the server then holds one stream of that member, the current page's. Before, the eleventh page view
