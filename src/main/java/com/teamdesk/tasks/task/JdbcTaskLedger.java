@@ -2,7 +2,6 @@ package com.teamdesk.tasks.task;
 
 import com.teamdesk.tasks.platform.Jdbc;
 import com.teamdesk.tasks.platform.SchemaMigration;
-import com.teamdesk.tasks.team.KeysetCursor;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -13,7 +12,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -36,12 +34,7 @@ import javax.sql.DataSource;
 @ApplicationScoped
 public class JdbcTaskLedger {
 
-    /** Columns of a {@link BackgroundTask}, in record order; also used in RETURNING clauses. */
-    static final String COLUMNS = "id, kind, team_id, owner_id, scope, filters::text, status, run, attempts, progress,"
-            + " execution_id, dispatched_at, run_at, last_error, result_sha256, result_size, result_summary, expires_at, created_at, updated_at, cancelled_at, cancelled_by";
-
-    /** How many columns {@link #COLUMNS} selects; a column appended after them is {@code COLUMN_COUNT + 1}. */
-    static final int COLUMN_COUNT = 22;
+    private static final String COLUMNS = TaskRows.COLUMNS;
 
     /** The lease check of every write of an execution (R8): {@link Fencing#LEASE_CONDITION}. */
     private static final String LEASE = Fencing.LEASE_CONDITION;
@@ -193,7 +186,7 @@ public class JdbcTaskLedger {
             ps.setArray(6, c.createArrayOf("text", times));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    BackgroundTask t = map(rs);
+                    BackgroundTask t = TaskRows.ROW.map(rs);
                     rows.put(t.id(), t);
                 }
             }
@@ -385,78 +378,6 @@ public class JdbcTaskLedger {
                 lastError, now, job.taskId(), job.run()) == 1;
     }
 
-    /**
-     * One page of a team's tasks, newest first.
-     *
-     * @param ownerOnly when not null, only tasks owned by this user (what a customer may see)
-     * @param scheduled when not null: true = only WAITING tasks not yet handed to the queue whose
-     *                  {@code runAt} is after {@code now} (R24), false = all others
-     * @param after     keyset cursor (createdAt, id) of the last item of the previous page, or null
-     */
-    public List<BackgroundTask> list(UUID teamId, UUID ownerOnly, TaskStatus status, TaskKind kind, Boolean scheduled,
-            Instant now, Instant afterCreatedAt, UUID afterId, int limit) {
-        StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM background_task WHERE team_id = ?");
-        List<Object> args = new ArrayList<>(List.of(teamId));
-        if (ownerOnly != null) {
-            sql.append(" AND owner_id = ?");
-            args.add(ownerOnly);
-        }
-        if (status != null) {
-            sql.append(" AND status = ?");
-            args.add(status.name());
-        }
-        if (kind != null) {
-            sql.append(" AND kind = ?");
-            args.add(kind.name());
-        }
-        if (scheduled != null) {
-            sql.append(scheduled ? " AND " : " AND NOT ").append("(status = 'WAITING' AND dispatched_at IS NULL AND run_at > ?)");
-            args.add(now);
-        }
-        KeysetCursor.appendNewestFirst(sql, args, afterCreatedAt, afterId, limit);
-        return query(sql.toString(), args.toArray());
-    }
-
-    /**
-     * The row with its change sequence (the event id of live streams, issue 14).
-     *
-     * @return the row and its {@code change_seq}, or empty when no task has this id
-     */
-    public Optional<Versioned> findVersioned(UUID id) {
-        List<Versioned> rows = queryVersioned("SELECT " + COLUMNS + ", change_seq FROM background_task WHERE id = ?", id);
-        return rows.stream().findFirst();
-    }
-
-    /**
-     * Rows of a team changed after a change sequence, oldest change first: what a live stream
-     * reconnecting with {@code Last-Event-ID} missed.
-     *
-     * @param ownerOnly when not null, only tasks owned by this user (what a customer may see)
-     * @param limit     at most this many rows
-     */
-    public List<Versioned> changedSince(UUID teamId, UUID ownerOnly, long afterSeq, int limit) {
-        String sql = "SELECT " + COLUMNS + ", change_seq FROM background_task WHERE team_id = ? AND change_seq > ?"
-                + (ownerOnly == null ? "" : " AND owner_id = ?") + " ORDER BY change_seq LIMIT ?";
-        Object[] args = ownerOnly == null ? new Object[] {teamId, afterSeq, limit}
-                : new Object[] {teamId, afterSeq, ownerOnly, limit};
-        return queryVersioned(sql, args);
-    }
-
-    private List<Versioned> queryVersioned(String sql, Object... args) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            Jdbc.bind(ps, 1, args);
-            try (ResultSet rs = ps.executeQuery()) {
-                List<Versioned> out = new ArrayList<>();
-                while (rs.next()) {
-                    out.add(new Versioned(rs.getLong(COLUMN_COUNT + 1), map(rs)));
-                }
-                return out;
-            }
-        } catch (SQLException e) {
-            throw new LedgerException("query", e);
-        }
-    }
-
     // ---- plumbing ----
 
     private void leaseChecked(Lease lease, String what, String sql, Object... head) {
@@ -495,60 +416,11 @@ public class JdbcTaskLedger {
     }
 
     private List<BackgroundTask> query(String sql, Object... args) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            Jdbc.bind(ps, 1, args);
-            try (ResultSet rs = ps.executeQuery()) {
-                List<BackgroundTask> out = new ArrayList<>();
-                while (rs.next()) {
-                    out.add(map(rs));
-                }
-                return out;
-            }
-        } catch (SQLException e) {
-            throw new LedgerException("query", e);
-        }
+        return LedgerException.of("query", () -> Jdbc.query(dataSource, sql, TaskRows.ROW, args));
     }
 
     private List<TaskJobId> queryJobIds(String sql, Object... args) {
         return LedgerException.of("query", () -> Jdbc.query(dataSource, sql, TaskJobId.ROW, args));
-    }
-
-    private static BackgroundTask map(ResultSet rs) throws SQLException {
-        return new BackgroundTask(
-                Jdbc.uuid(rs, 1),
-                TaskKind.of(rs.getString(2)),
-                Jdbc.uuid(rs, 3),
-                Jdbc.uuid(rs, 4),
-                TaskScope.valueOf(rs.getString(5)),
-                rs.getString(6),
-                TaskStatus.valueOf(rs.getString(7)),
-                rs.getInt(8),
-                rs.getInt(9),
-                rs.getInt(10),
-                Jdbc.uuid(rs, 11),
-                instant(rs, 12),
-                instant(rs, 13),
-                rs.getString(14),
-                rs.getString(15),
-                (Integer) rs.getObject(16),
-                rs.getString(17),
-                instant(rs, 18),
-                instant(rs, 19),
-                instant(rs, 20),
-                instant(rs, 21),
-                Jdbc.uuid(rs, 22));
-    }
-
-    private static Instant instant(ResultSet rs, int col) throws SQLException {
-        OffsetDateTime t = Jdbc.offsetDateTime(rs, col);
-        return t == null ? null : t.toInstant();
-    }
-
-    /**
-     * A row and its change sequence: each write of a row takes a larger one, in commit order for that
-     * row (V4 trigger).
-     */
-    public record Versioned(long seq, BackgroundTask task) {
     }
 
     /** A claimed row and the lease of the execution that claimed it (R7). */

@@ -72,6 +72,9 @@ public class TaskService {
     Clock clock;
 
     @Inject
+    TaskReads reads;
+
+    @Inject
     @ConfigProperty(name = "teamdesk.task.run-at-skew-s", defaultValue = "60")
     long runAtSkewS;
 
@@ -216,7 +219,7 @@ public class TaskService {
         KeysetCursor after = KeysetCursor.decode(cursor);
         Instant afterAt = after == null ? null : after.createdAt();
         UUID afterId = after == null ? null : after.id();
-        List<BackgroundTask> rows = ledger.list(teamId, role.isStaff() ? null : callerId, st, k, sched, clock.instant(),
+        List<BackgroundTask> rows = reads.list(teamId, role.isStaff() ? null : callerId, st, k, sched, clock.instant(),
                 afterAt, afterId, n + 1);
         return KeysetCursor.page(rows, n, BackgroundTask::createdAt, BackgroundTask::id);
     }

@@ -23,6 +23,21 @@ public class SystemEventService {
     @Inject
     JdbcSystemEventReader reader;
 
+    @Inject
+    JdbcTeamWrites writes;
+
+    /**
+     * Appends an event of the engine or an operator to the log, in the caller's transaction or one of its own
+     * (issue 29: the team package owns {@code system_event}).
+     *
+     * @param teamId the team concerned, or null for an engine-wide action (an operator's timer pause)
+     * @param kind   e.g. {@code admin.timer.paused}
+     */
+    public void append(UUID teamId, String kind, UUID actorId, UUID taskId, jakarta.json.JsonObject payload,
+            java.time.Instant at) {
+        writes.appendSystemEvent(teamId, kind, null, actorId, taskId, payload, at);
+    }
+
     /**
      * One page of the team's system events, newest first.
      *

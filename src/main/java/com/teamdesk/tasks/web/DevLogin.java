@@ -2,8 +2,7 @@ package com.teamdesk.tasks.web;
 
 import com.teamdesk.tasks.common.InvalidInputException;
 import com.teamdesk.tasks.common.NotFoundException;
-import com.teamdesk.tasks.platform.SchemaMigration;
-import jakarta.annotation.Resource;
+import com.teamdesk.tasks.team.TeamDirectory;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
@@ -24,10 +23,6 @@ import java.security.interfaces.RSAPrivateCrtKey;
 import java.security.interfaces.RSAPublicKey;
 import java.security.spec.PKCS8EncodedKeySpec;
 import java.security.spec.X509EncodedKeySpec;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -36,7 +31,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.logging.Logger;
-import javax.sql.DataSource;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
@@ -84,8 +78,8 @@ public class DevLogin {
     @Inject
     Clock clock;
 
-    @Resource(lookup = SchemaMigration.DATASOURCE)
-    DataSource dataSource;
+    @Inject
+    TeamDirectory directory;
 
     private volatile PrivateKey signingKey;
     private volatile boolean decided;
@@ -175,19 +169,9 @@ public class DevLogin {
     public List<JsonObject> users() {
         requireEnabled();
         List<JsonObject> users = new ArrayList<>();
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT u.username, u.display_name, string_agg(t.name || ' (' || m.role || ')', ', ' ORDER BY t.name)"
-                        + " FROM app_user u LEFT JOIN membership m ON m.user_id = u.id LEFT JOIN team t ON t.id = m.team_id"
-                        + " GROUP BY u.id, u.username, u.display_name ORDER BY u.username LIMIT 200");
-                ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                users.add(Json.createObjectBuilder().add("username", rs.getString(1))
-                        .add("displayName", rs.getString(2) == null ? rs.getString(1) : rs.getString(2))
-                        .add("teams", rs.getString(3) == null ? "" : rs.getString(3))
-                        .add("operator", operators.contains(rs.getString(1))).build());
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("dev sign-in: listing users failed", e);
+        for (TeamDirectory.UserSummary u : directory.usersWithTeams(200)) {
+            users.add(Json.createObjectBuilder().add("username", u.username()).add("displayName", u.displayName())
+                    .add("teams", u.teams()).add("operator", operators.contains(u.username())).build());
         }
         return users;
     }
@@ -224,20 +208,8 @@ public class DevLogin {
     }
 
     private UUID userId(String username) {
-        if (username != null) {
-            try (Connection c = dataSource.getConnection();
-                    PreparedStatement ps = c.prepareStatement("SELECT id FROM app_user WHERE username = ?")) {
-                ps.setString(1, username);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (rs.next()) {
-                        return (UUID) rs.getObject(1);
-                    }
-                }
-            } catch (SQLException e) {
-                throw new IllegalStateException("dev sign-in: user lookup failed", e);
-            }
-        }
-        throw new InvalidInputException("dev_login.unknown_user", "No such user.");
+        return (username == null ? Optional.<UUID>empty() : directory.userId(username))
+                .orElseThrow(() -> new InvalidInputException("dev_login.unknown_user", "No such user."));
     }
 
     /**

@@ -1,7 +1,7 @@
 package com.teamdesk.tasks.web;
 
 import com.teamdesk.tasks.task.BackgroundTask;
-import com.teamdesk.tasks.task.JdbcTaskLedger.Versioned;
+import com.teamdesk.tasks.task.TaskReads.Versioned;
 import com.teamdesk.tasks.task.TaskStatus;
 import com.teamdesk.tasks.team.Role;
 import jakarta.ws.rs.sse.OutboundSseEvent;

@@ -3,8 +3,8 @@ package com.teamdesk.tasks.web;
 import com.teamdesk.tasks.common.InvalidInputException;
 import com.teamdesk.tasks.common.TooManyRequestsException;
 import com.teamdesk.tasks.task.BackgroundTask;
-import com.teamdesk.tasks.task.JdbcTaskLedger;
-import com.teamdesk.tasks.task.JdbcTaskLedger.Versioned;
+import com.teamdesk.tasks.task.TaskReads;
+import com.teamdesk.tasks.task.TaskReads.Versioned;
 import com.teamdesk.tasks.task.TaskMetrics;
 import com.teamdesk.tasks.task.TaskService;
 import com.teamdesk.tasks.task.live.LiveInterest;
@@ -82,7 +82,7 @@ public class TaskStreams implements EventStream.Owner {
     LiveInterest interest;
 
     @Inject
-    JdbcTaskLedger ledger;
+    TaskReads reads;
 
     @Inject
     TaskService tasks;
@@ -205,7 +205,7 @@ public class TaskStreams implements EventStream.Owner {
         long after = lastEventId(lastEventId);
         EventStream s = register(new EventStream(callerId, null, taskId, sink, sse, connection, this));
         // Registered first, read second: a change committed in between is either in this read or queued.
-        Optional<Versioned> now = ledger.findVersioned(taskId);
+        Optional<Versioned> now = reads.findVersioned(taskId);
         if (now.isEmpty()) {
             s.offer(EventStream.CLOSE);
             return;
@@ -231,7 +231,7 @@ public class TaskStreams implements EventStream.Owner {
         long after = lastEventId(lastEventId);
         EventStream s = register(new EventStream(callerId, teamId, null, sink, sse, connection, this));
         if (lastEventId != null && !lastEventId.isBlank()) {
-            ledger.changedSince(teamId, role.isStaff() ? null : callerId, after, REPLAY_LIMIT).forEach(s::offer);
+            reads.changedSince(teamId, role.isStaff() ? null : callerId, after, REPLAY_LIMIT).forEach(s::offer);
         }
     }
 
@@ -308,9 +308,9 @@ public class TaskStreams implements EventStream.Owner {
         for (EventStream s : streams.keySet()) {
             try {
                 if (s.taskId != null) {
-                    ledger.findVersioned(s.taskId).ifPresent(s::offer);
+                    reads.findVersioned(s.taskId).ifPresent(s::offer);
                 } else {
-                    ledger.changedSince(s.teamId, null, s.highestSeq(), REPLAY_LIMIT).forEach(s::offer);
+                    reads.changedSince(s.teamId, null, s.highestSeq(), REPLAY_LIMIT).forEach(s::offer);
                 }
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "task.live resync of a stream failed: " + e);

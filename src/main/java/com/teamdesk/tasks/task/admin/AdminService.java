@@ -63,6 +63,9 @@ public class AdminService {
     JdbcTaskAdmin admin;
 
     @Inject
+    com.teamdesk.tasks.team.SystemEventService events;
+
+    @Inject
     com.teamdesk.tasks.task.TaskKinds kinds;
 
     @Inject
@@ -235,10 +238,10 @@ public class AdminService {
                         Integer.toString(t.run()), true));
             }
         }
-        admin.audit(null, "admin.tasks.bulk_retry", operator, null, Jsons.PROVIDER.createObjectBuilder()
+        events.append(null, "admin.tasks.bulk_retry", operator, null, Jsons.PROVIDER.createObjectBuilder()
                 .add("kind", kind == null ? "" : kind).add("team", team == null ? "" : team)
                 .add("olderThan", olderThan == null ? "" : olderThan).add("limit", n)
-                .add("retried", retried.size()).add("skipped", skipped.size()).build().toString(), clock.instant());
+                .add("retried", retried.size()).add("skipped", skipped.size()).build(), clock.instant());
         return new BulkRetry(n, retried, skipped);
     }
 
@@ -276,8 +279,8 @@ public class AdminService {
     }
 
     private void audit(UUID team, String kind, UUID operator, UUID taskId, String key, String value, boolean changed) {
-        admin.audit(team, kind, operator, taskId, Jsons.PROVIDER.createObjectBuilder().add(key, value)
-                .add("changed", changed).add("instance", InstanceId.get()).build().toString(), clock.instant());
+        events.append(team, kind, operator, taskId, Jsons.PROVIDER.createObjectBuilder().add(key, value)
+                .add("changed", changed).add("instance", InstanceId.get()).build(), clock.instant());
     }
 
     private static boolean blank(String s) {

@@ -99,21 +99,6 @@ public class JdbcTaskAdmin {
         return query(sql.toString(), rs -> Jdbc.uuid(rs, 1), args.toArray());
     }
 
-    /**
-     * Appends an operator action to the system event log (team null for engine-wide actions).
-     *
-     * @param payloadJson a JSON object
-     */
-    public void audit(UUID teamId, String kind, UUID actorId, UUID taskId, String payloadJson, Instant now) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "INSERT INTO system_event (team_id, kind, actor_id, task_id, payload, created_at) VALUES (?, ?, ?, ?, ?::jsonb, ?)")) {
-            Jdbc.bind(ps, 1, teamId, kind, actorId, taskId, payloadJson, now);
-            ps.executeUpdate();
-        } catch (SQLException e) {
-            throw new LedgerException("audit", e);
-        }
-    }
-
     private static void where(Filter f, StringBuilder sql, List<Object> args) {
         if (f.status() != null) {
             sql.append(" AND status = ?");
@@ -147,23 +132,8 @@ public class JdbcTaskAdmin {
         }
     }
 
-    private interface Row<T> {
-        T map(ResultSet rs) throws SQLException;
-    }
-
-    private <T> List<T> query(String sql, Row<T> row, Object... args) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            Jdbc.bind(ps, 1, args);
-            try (ResultSet rs = ps.executeQuery()) {
-                List<T> out = new ArrayList<>();
-                while (rs.next()) {
-                    out.add(row.map(rs));
-                }
-                return out;
-            }
-        } catch (SQLException e) {
-            throw new LedgerException("admin query", e);
-        }
+    private <T> List<T> query(String sql, Jdbc.Row<T> row, Object... args) {
+        return LedgerException.of("admin query", () -> Jdbc.query(dataSource, sql, row, args));
     }
 
     private static Instant instant(ResultSet rs, int col) throws SQLException {

@@ -2,8 +2,8 @@ package com.teamdesk.tasks.task.live;
 
 import com.teamdesk.tasks.common.Jsons;
 import com.teamdesk.tasks.task.BackgroundTask;
-import com.teamdesk.tasks.task.JdbcTaskLedger;
-import com.teamdesk.tasks.task.JdbcTaskLedger.Versioned;
+import com.teamdesk.tasks.task.TaskReads;
+import com.teamdesk.tasks.task.TaskReads.Versioned;
 import com.teamdesk.tasks.task.TaskKind;
 import com.teamdesk.tasks.task.TaskScope;
 import com.teamdesk.tasks.task.TaskStatus;
@@ -71,7 +71,7 @@ public class TaskChangeListener {
     ManagedThreadFactory threadFactory;
 
     @Inject
-    JdbcTaskLedger ledger;
+    TaskReads reads;
 
     @Inject
     @ConfigProperty(name = "teamdesk.db.url")
@@ -231,7 +231,7 @@ public class TaskChangeListener {
         }
         UUID id = UUID.fromString(o.getString("id"));
         if (o.getBoolean("partial", false)) {
-            return ledger.findVersioned(id);
+            return reads.findVersioned(id);
         }
         BackgroundTask t = new BackgroundTask(id, TaskKind.of(o.getString("kind")),
                 UUID.fromString(o.getString("teamId")), UUID.fromString(o.getString("ownerId")),
