@@ -103,9 +103,57 @@ public class TaskKinds {
         return handlers().values();
     }
 
-    /** @return the handler of {@code kind} (never null: checked at startup) */
+    /**
+     * @return the handler of {@code kind}; for a name no handler declares (a row of a kind removed since, or
+     *         written by an instance that runs a kind this one does not) the {@link #unknown} stand-in, so
+     *         that such a row is listed and rejected, never a 500
+     */
     public TaskKindHandler<?> handler(TaskKind kind) {
-        return handlers().get(kind);
+        TaskKindHandler<?> h = handlers().get(kind);
+        return h != null ? h : unknown(kind);
+    }
+
+    /**
+     * The stand-in for a kind no handler declares: no file, no form; a run is rejected at once
+     * ({@code UNKNOWN_KIND}, R11); a request for it never gets here ({@link #parse} refuses it).
+     */
+    static TaskKindHandler<String> unknown(TaskKind kind) {
+        return new TaskKindHandler<>() {
+            @Override
+            public TaskKind kind() {
+                return kind;
+            }
+
+            @Override
+            public List<RequestField> requestFields() {
+                return List.of();
+            }
+
+            @Override
+            public Accepted<String> accept(NewTaskRequest request, Caller caller) {
+                throw new com.teamdesk.tasks.common.InvalidInputException("task.invalid", "kind '" + kind + "' is not run here.");
+            }
+
+            @Override
+            public String store(String params) {
+                return params;
+            }
+
+            @Override
+            public String load(String stored) {
+                throw new TaskRejected(TaskRejected.Reason.UNKNOWN_KIND, kind + " has no handler on this server");
+            }
+
+            @Override
+            public void run(Execution execution, String params) {
+                throw new TaskRejected(TaskRejected.Reason.UNKNOWN_KIND, kind + " has no handler on this server");
+            }
+
+            @Override
+            public java.time.Duration runTimeout() {
+                return java.time.Duration.ofMinutes(1);
+            }
+        };
     }
 
     /**

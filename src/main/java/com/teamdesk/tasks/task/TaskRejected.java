@@ -26,7 +26,9 @@ public class TaskRejected extends RuntimeException {
         /** The reminder's ticket was closed. */
         TICKET_CLOSED("Rejected: the ticket is closed."),
         /** The reminder has nobody to notify (no assignee, no staff). */
-        NO_RECIPIENTS("Rejected: the reminder has no recipients.");
+        NO_RECIPIENTS("Rejected: the reminder has no recipients."),
+        /** The task's kind is not registered on this server (issue 29: removed, or not yet deployed here). */
+        UNKNOWN_KIND("Rejected: this server does not run tasks of this kind.");
 
         private final String message;
 

@@ -66,6 +66,22 @@ class TaskKindsTest {
         assertTrue(e.getMessage().contains("no TaskKindHandler bean"), e.getMessage());
     }
 
+    /**
+     * A stored row of a kind no handler declares (removed since, or written by an instance running a kind this
+     * one does not) is handled by a stand-in: no file, and its run is rejected at once, not retried into a
+     * crash; the API lists it instead of answering 500.
+     */
+    @Test
+    void aStoredKindWithoutAHandlerIsRejectedNotCrashed() {
+        TaskKindHandler<String> gone = TaskKinds.unknown(TaskKind.of("GONE"));
+        assertEquals(TaskKind.of("GONE"), gone.kind());
+        assertTrue(!gone.offersFile());
+        assertEquals("Gone", gone.info().label());
+        TaskRejected e = assertThrows(TaskRejected.class, () -> gone.load("{}"));
+        assertEquals(TaskRejected.Reason.UNKNOWN_KIND, e.reason());
+        assertEquals("Rejected: this server does not run tasks of this kind.", e.reason().message());
+    }
+
     /** A kind's name is what the API and the table hold: upper-case letters, digits, _, at most 32. */
     @Test
     void aKindIsNamedByUpperCaseLettersDigitsAndUnderscores() {
