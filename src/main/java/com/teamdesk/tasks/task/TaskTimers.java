@@ -2,10 +2,6 @@ package com.teamdesk.tasks.task;
 
 import com.teamdesk.tasks.platform.Transactions;
 import com.teamdesk.tasks.platform.TxSite;
-import com.teamdesk.tasks.common.Jsons;
-import com.teamdesk.tasks.platform.DatabaseClock;
-import com.teamdesk.tasks.platform.InstanceId;
-import com.teamdesk.tasks.platform.RedisResources;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
@@ -22,8 +18,6 @@ import jakarta.ejb.TransactionManagement;
 import jakarta.ejb.TransactionManagementType;
 import jakarta.ejb.Timer;
 import jakarta.inject.Inject;
-import jakarta.json.JsonArrayBuilder;
-import jakarta.json.JsonObjectBuilder;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -67,6 +61,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 public class TaskTimers {
     private static final Logger LOG = Logger.getLogger(TaskTimers.class.getName());
 
+    @Inject
+    TimerReports reports;
+
     /** Upper bound of batches one sweep handles in one tick. */
     static final int MAX_BATCHES = 100;
 
@@ -98,13 +95,7 @@ public class TaskTimers {
     LedgerBreaker breaker;
 
     @Inject
-    DatabaseClock databaseClock;
-
-    @Inject
     TaskMetrics metrics;
-
-    @Inject
-    RedisResources redis;
 
     @Inject
     @ConfigProperty(name = "teamdesk.timers.enabled", defaultValue = "true")
@@ -405,63 +396,14 @@ public class TaskTimers {
         }
     }
 
-    /**
-     * Publishes this instance's sweep status to Redis ({@code <prefix>:timers}, field = instance id), so the
-     * operator API shows every instance's timers. Best effort.
-     */
+    /** Publishes this instance's sweep status ({@link TimerReports}). Best effort. */
     private void publish() {
-        try {
-            redis.redis().hset(statusKey(redis.prefix()), InstanceId.get(), statusJson(status(), clock.instant(),
-                    databaseClock.offset().toMillis()));
-        } catch (RuntimeException e) {
-            LOG.log(Level.FINE, "task.timers status not published", e);
-        }
+        reports.publish(status());
     }
 
-    /**
-     * An instance that stops takes its status out of {@code <prefix>:timers}, as the worker deletes its
-     * heartbeat: the operator API and the connection budget (R30) count only instances that run. A crashed
-     * instance's entry ages out (reports older than three dispatch ticks are not counted). Best effort.
-     */
+    /** An instance that stops takes its status out of the reports ({@link TimerReports#withdraw}). */
     @PreDestroy
     void withdrawStatus() {
-        try {
-            redis.redis().hdel(statusKey(redis.prefix()), InstanceId.get());
-        } catch (RuntimeException e) {
-            LOG.log(Level.FINE, "task.timers status not withdrawn", e);
-        }
-    }
-
-    /** @return the Redis hash of every instance's sweep status */
-    public static String statusKey(String prefix) {
-        return prefix + ":timers";
-    }
-
-    private static String statusJson(List<SweepStatus> list, Instant now, long clockOffsetMs) {
-        JsonArrayBuilder a = Jsons.PROVIDER.createArrayBuilder();
-        for (SweepStatus s : list) {
-            JsonObjectBuilder o = Jsons.PROVIDER.createObjectBuilder().add("name", s.name()).add("schedule", s.schedule())
-                    .add("runs", s.runs()).add("failures", s.failures()).add("consecutiveFailures", s.consecutiveFailures())
-                    .add("skipped", s.skipped()).add("paused", s.paused()).add("lastHandled", s.lastHandled());
-            add(o, "lastStart", s.lastStart());
-            add(o, "lastEnd", s.lastEnd());
-            add(o, "nextTimeout", s.nextTimeout());
-            if (s.lastOutcome() == null) {
-                o.addNull("lastOutcome");
-            } else {
-                o.add("lastOutcome", s.lastOutcome());
-            }
-            a.add(o);
-        }
-        return Jsons.PROVIDER.createObjectBuilder().add("instance", InstanceId.get()).add("reportedAt", now.toString())
-                .add("clockOffsetMs", clockOffsetMs).add("timers", a).build().toString();
-    }
-
-    private static void add(JsonObjectBuilder o, String key, Instant t) {
-        if (t == null) {
-            o.addNull(key);
-        } else {
-            o.add(key, t.toString());
-        }
+        reports.withdraw();
     }
 }

@@ -126,7 +126,7 @@ public class AdminService {
     /** @return the sweeps of every instance that reported them (this one first, fresh) */
     public List<InstanceTimers> timers() {
         List<InstanceTimers> out = new ArrayList<>();
-        Map<String, String> reported = redis.redis().hgetAll(TaskTimers.statusKey(redis.prefix()));
+        Map<String, String> reported = redis.redis().hgetAll(com.teamdesk.tasks.task.TimerReports.statusKey(redis.prefix()));
         List<JsonObject> mine = new ArrayList<>();
         for (SweepStatus s : timers.status()) {
             mine.add(Jsons.PROVIDER.createObjectBuilder().add("name", s.name()).add("schedule", s.schedule())
@@ -146,7 +146,7 @@ public class AdminService {
                 JsonObject o = r.readObject();
                 Instant at = Instant.parse(o.getString("reportedAt"));
                 if (at.isBefore(stale)) {
-                    redis.redis().hdel(TaskTimers.statusKey(redis.prefix()), e.getKey());
+                    redis.redis().hdel(com.teamdesk.tasks.task.TimerReports.statusKey(redis.prefix()), e.getKey());
                     continue;
                 }
                 List<JsonObject> list = o.getJsonArray("timers").getValuesAs(JsonObject.class);
