@@ -33,7 +33,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * In-server tests of {@link TicketService} (they run inside Payara: CDI, JTA, the app's
  * datasource), and the working example of the test infrastructure: a per-class config override
- * and a CDI alternative ({@link FixedClock}) reach the deployed application.
+ * and a CDI alternative ({@link TestClock}, stopped at {@link TestClock#FIXED}) reach the deployed application.
  */
 @ExtendWith(ArquillianExtension.class)
 class TicketServiceIT {
@@ -43,7 +43,7 @@ class TicketServiceIT {
         return TestDeployments.app(Map.of(
                 "teamdesk.worker.enabled", "false",
                 "teamdesk.timers.enabled", "false",
-                "teamdesk.export.max-rows", "1234"), TicketServiceIT.class, FixedClock.class);
+                "teamdesk.export.max-rows", "1234"), TicketServiceIT.class, TestClock.class);
     }
 
     @Inject
@@ -59,9 +59,14 @@ class TicketServiceIT {
                 "each deployment gets its own Redis prefix");
 
         TestTeam t = data.newTeam();
-        Ticket created = tickets.create(t.customer(), t.id(), new TicketDraft("Fixed clock", null, null, null));
-        assertEquals(FixedClock.NOW, created.getCreatedAt(), "the service's Clock is the test's alternative");
-        assertEquals(1, created.getVersion());
+        TestClock.fixAt(TestClock.FIXED);
+        try {
+            Ticket created = tickets.create(t.customer(), t.id(), new TicketDraft("Fixed clock", null, null, null));
+            assertEquals(TestClock.FIXED, created.getCreatedAt(), "the service's Clock is the test's alternative");
+            assertEquals(1, created.getVersion());
+        } finally {
+            TestClock.reset();
+        }
     }
 
     /**

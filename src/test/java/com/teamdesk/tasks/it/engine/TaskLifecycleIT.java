@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.teamdesk.tasks.it.ShiftedClock;
+import com.teamdesk.tasks.it.TestClock;
 import com.teamdesk.tasks.it.support.Api;
 import com.teamdesk.tasks.it.support.Api.Reply;
 import com.teamdesk.tasks.it.support.Sweeps;
@@ -55,7 +55,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * from Redis and runs it on its own threads; tasks are created, cancelled and retried through the
  * production {@link TaskService} (or the HTTP API), and ordering comes from gates at the production
  * pause points ({@link GatedPausePoints}, armed for {@link GatedPausePoints#ANY_TASK} before the
- * task exists). Time rules move the application clock ({@link ShiftedClock}) instead of waiting.
+ * task exists). Time rules move the application clock ({@link TestClock}) instead of waiting.
  *
  * <p>R23 cancel (WAITING, scheduled, a paused export, a paused reminder then retry, cancel racing
  * completion in both orders, reconciliation of a cancelled run's queue record), R24 scheduled
@@ -76,7 +76,7 @@ class TaskLifecycleIT {
         return TestDeployments.app(Map.of("teamdesk.timers.enabled", "false", "teamdesk.task.backoff-ms", "30",
                 "teamdesk.worker.concurrency", "1", "teamdesk.export.batch-size", "10",
                 "teamdesk.task.export.timeout-ms", String.valueOf(EXPORT_TIMEOUT.toMillis())),
-                TaskLifecycleIT.class, EngineFixtures.class, GatedPausePoints.class, RecordingJob.class, ShiftedClock.class);
+                TaskLifecycleIT.class, EngineFixtures.class, GatedPausePoints.class, RecordingJob.class, TestClock.class);
     }
 
     private static final long WAIT_S = GatedPausePoints.MAX_WAIT_S;
@@ -113,7 +113,7 @@ class TaskLifecycleIT {
     @AfterEach
     void cleanUp() throws InterruptedException {
         gates.reset(ANY_TASK);
-        ShiftedClock.reset();
+        TestClock.reset();
         client.shutdownNow();
         client.awaitTermination(WAIT_S, TimeUnit.SECONDS);
     }
@@ -162,7 +162,7 @@ class TaskLifecycleIT {
         BackgroundTask cancelled = tasks.cancel(team.owner(), task, null).task();
         assertEquals(TaskStatus.CANCELLED, cancelled.status());
 
-        ShiftedClock.advance(Duration.ofHours(2));
+        TestClock.advance(Duration.ofHours(2));
         sweeps.dispatchNow(task);
         assertEquals(cancelled, row(task), "the dispatch query never takes a CANCELLED row");
         assertTrue(queue.getJob(TaskJobId.of(task, 0).toString()).isEmpty());
@@ -297,12 +297,12 @@ class TaskLifecycleIT {
         assertNull(waiting.dispatchedAt());
         assertEquals(List.of(task), scheduledIds(true));
 
-        ShiftedClock.advance(Duration.ofMinutes(59));
+        TestClock.advance(Duration.ofMinutes(59));
         sweeps.dispatchNow(task);
         assertNull(row(task).dispatchedAt(), "not before runAt");
         assertTrue(queue.getJob(TaskJobId.of(task, 0).toString()).isEmpty());
 
-        ShiftedClock.advance(Duration.ofMinutes(2));
+        TestClock.advance(Duration.ofMinutes(2));
         assertEquals(List.of(), scheduledIds(true), "due: no longer listed as scheduled");
         sweeps.dispatchNow(task);
         assertNotNull(row(task).dispatchedAt(), "dispatched once due");
@@ -326,7 +326,7 @@ class TaskLifecycleIT {
         assertEquals(team.staff(), cancelled.cancelledBy());
         assertEquals(1, events(task, TicketReminderCancellation.EVENT_KIND), "a system event says so");
 
-        ShiftedClock.advance(Duration.ofHours(4));
+        TestClock.advance(Duration.ofHours(4));
         sweeps.dispatchNow(task);
         assertEquals(cancelled, row(task));
         assertEquals(0, notifications(task));
@@ -346,7 +346,7 @@ class TaskLifecycleIT {
         var secondClaim = gates.gate(PausePoint.AFTER_CLAIM, ANY_TASK, 2);
         UUID task = createExport();
         afterBatch.awaitArrival();
-        ShiftedClock.advance(EXPORT_TIMEOUT.plusSeconds(1));
+        TestClock.advance(EXPORT_TIMEOUT.plusSeconds(1));
         afterBatch.release();
 
         secondClaim.awaitArrival();

@@ -1,5 +1,7 @@
 package com.teamdesk.tasks.it.export;
 
+import com.teamdesk.tasks.it.TestClock;
+
 import com.teamdesk.tasks.it.support.TaskRequests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -97,7 +99,7 @@ class SweepsIT {
     @Deployment
     static WebArchive deployment() {
         return TestDeployments.app(Map.of("teamdesk.worker.enabled", "false", "teamdesk.timers.enabled", "false"),
-                SweepsIT.class, UniqueClock.class, RecordingJob.class);
+                SweepsIT.class, TestClock.class, RecordingJob.class);
     }
 
     @Inject
@@ -122,7 +124,8 @@ class SweepsIT {
     @BeforeEach
     void setUp() {
         queue.obliterate(); // this deployment's own prefix; no worker runs here
-        UniqueClock.forget();
+        TestClock.reset();
+        TestClock.uniqueReadings();
         t = data.newTeam();
     }
 
@@ -158,8 +161,8 @@ class SweepsIT {
             BackgroundTask row = ledger.find(id).orElseThrow();
             assertEquals(TaskStatus.WAITING, row.status(), round);
             assertNotNull(row.dispatchedAt(), round);
-            List<Instant> a = UniqueClock.issuedTo("A");
-            List<Instant> b = UniqueClock.issuedTo("B");
+            List<Instant> a = TestClock.issuedTo("A");
+            List<Instant> b = TestClock.issuedTo("B");
             assertTrue(a.contains(row.dispatchedAt()) || b.contains(row.dispatchedAt()),
                     round + ": dispatched_at is one sweep's now");
             assertEqualsRowsMarkedBy(n[0], a, round + ": sweep A");
@@ -169,7 +172,7 @@ class SweepsIT {
                 assertTrue(rowsMarkedBy(b) <= 1, round + ": dispatchNow handles at most its task");
             }
             assertSingleWaitingJob(id, round);
-            UniqueClock.forget();
+            TestClock.forget();
         }
         assertEquals(12L, data.count("SELECT count(*) FROM background_task WHERE team_id = ? AND dispatched_at IS NOT"
                 + " NULL", t.id()));
@@ -178,7 +181,7 @@ class SweepsIT {
     /**
      * R18 at volume: 50 due tasks, two sweeps looping like the timer (batches of 10) start on one
      * barrier. Every task gets exactly one job, and no row is handed over twice: the rows carrying
-     * each sweep's instants number exactly what that sweep reported (see {@link UniqueClock}).
+     * each sweep's instants number exactly what that sweep reported (see {@link TestClock}).
      */
     @Test
     void fiftyDueTasksAreEachHandedOverOnceByTwoConcurrentSweeps() throws Exception {
@@ -190,8 +193,8 @@ class SweepsIT {
                 + " AND dispatched_at IS NULL", utc(Y2001), t.id()));
         int[] n = race(() -> timerLoop(10), () -> timerLoop(10));
         LOG.info(() -> "two sweeps handed over " + Arrays.toString(n));
-        List<Instant> a = UniqueClock.issuedTo("A");
-        List<Instant> b = UniqueClock.issuedTo("B");
+        List<Instant> a = TestClock.issuedTo("A");
+        List<Instant> b = TestClock.issuedTo("B");
         assertEqualsRowsMarkedBy(n[0], a, "sweep A");
         assertEqualsRowsMarkedBy(n[1], b, "sweep B");
         for (UUID id : ids) {
@@ -461,11 +464,11 @@ class SweepsIT {
         ManagedExecutorService executor = (ManagedExecutorService) new InitialContext()
                 .lookup("java:comp/DefaultManagedExecutorService");
         CyclicBarrier barrier = new CyclicBarrier(2);
-        Future<Integer> fa = executor.submit(() -> UniqueClock.tagged("A", () -> {
+        Future<Integer> fa = executor.submit(() -> TestClock.tagged("A", () -> {
             barrier.await(WAIT_S, TimeUnit.SECONDS);
             return a.call();
         }));
-        Future<Integer> fb = executor.submit(() -> UniqueClock.tagged("B", () -> {
+        Future<Integer> fb = executor.submit(() -> TestClock.tagged("B", () -> {
             barrier.await(WAIT_S, TimeUnit.SECONDS);
             return b.call();
         }));

@@ -11,7 +11,7 @@
  * </ul>
  * Helpers: {@link com.teamdesk.tasks.it.export.RowLock} (test-held row locks that make "the job
  * is in flight" an observable sync point), {@link com.teamdesk.tasks.it.export.ClientQueue} (the
- * server's queue from the test JVM), {@link com.teamdesk.tasks.it.export.UniqueClock} (a clock
+ * server's queue from the test JVM), {@link com.teamdesk.tasks.it.TestClock} with unique readings (a clock
  * whose readings name the sweep call that wrote them).
  */
 package com.teamdesk.tasks.it.export;

@@ -36,7 +36,7 @@
  *     @Deployment
  *     static WebArchive deployment() {
  *         return TestDeployments.app(Map.of("teamdesk.worker.lock-duration-ms", "1000",
- *                 "teamdesk.worker.stalled-interval-ms", "100"), EngineIT.class, FixedClock.class);
+ *                 "teamdesk.worker.stalled-interval-ms", "100"), EngineIT.class, TestClock.class);
  *     }
  *     @Inject TaskProcessor processor;
  *     final TestData data = TestData.inServer();
