@@ -355,11 +355,8 @@ class LifecycleIT {
      * overridden), export batches of 7.
      */
     private static Map<String, String> env(String prefix, Map<String, String> extra) {
-        Map<String, String> env = new HashMap<>();
-        env.put("TEAMDESK_DB_URL", data.url());
-        env.put("TEAMDESK_REDIS_PREFIX", prefix);
-        env.put("TEAMDESK_TIMERS_ENABLED", "false");
-        env.put("TEAMDESK_EXPORT_BATCH_SIZE", "7");
+        Map<String, String> env = ServerProcess.env(data, prefix,
+                Map.of("TEAMDESK_TIMERS_ENABLED", "false", "TEAMDESK_EXPORT_BATCH_SIZE", "7"));
         env.putAll(extra);
         return env;
     }

@@ -84,18 +84,13 @@ class LiveOpsIT {
     static void start() throws Exception {
         data = PrivateSchema.create();
         prefix = REDIS.create("it-live");
-        Map<String, String> env = new HashMap<>();
-        env.put("TEAMDESK_DB_URL", data.url());
-        env.put("TEAMDESK_REDIS_PREFIX", prefix);
-        env.put("TEAMDESK_TIMERS_ENABLED", "true");
-        env.put("TEAMDESK_EXPORT_BATCH_SIZE", "7");
         // The stream test follows the progress of each batch (issue 16 writes it about once a second otherwise).
-        env.put("TEAMDESK_EXPORT_PROGRESS_EVERY_BATCH", "true");
-        env.put("TEAMDESK_EVENTS_MAX_STREAMS_PER_USER", "2");
-        a = ServerProcess.start("live-a", env);
-        b = ServerProcess.start("live-b", env);
-        a.awaitReady(READY);
-        b.awaitReady(READY);
+        List<ServerProcess> servers = ServerProcess.startReady(READY, ServerProcess.env(data, prefix, Map.of(
+                "TEAMDESK_TIMERS_ENABLED", "true", "TEAMDESK_EXPORT_BATCH_SIZE", "7",
+                "TEAMDESK_EXPORT_PROGRESS_EVERY_BATCH", "true", "TEAMDESK_EVENTS_MAX_STREAMS_PER_USER", "2")),
+                "live-a", "live-b");
+        a = servers.get(0);
+        b = servers.get(1);
         queue = new ClientQueue(prefix);
         ops = UUID.randomUUID();
         data.exec("INSERT INTO app_user (id, username, display_name) VALUES (?, ?, 'Operator')", ops,

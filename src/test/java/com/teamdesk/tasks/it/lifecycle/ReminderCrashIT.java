@@ -19,7 +19,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
 import java.util.logging.Logger;
@@ -267,9 +266,7 @@ class ReminderCrashIT {
      * 2 s queue lock and a 1 s stalled check, so the dead worker's job is taken over within seconds.
      */
     private static Map<String, String> env(String prefix, Map<String, String> extra) {
-        Map<String, String> env = new HashMap<>();
-        env.put("TEAMDESK_DB_URL", data.url());
-        env.put("TEAMDESK_REDIS_PREFIX", prefix);
+        Map<String, String> env = ServerProcess.env(data, prefix, Map.of());
         env.put("TEAMDESK_WORKER_CONCURRENCY", "1");
         env.put("TEAMDESK_WORKER_LOCK_DURATION_MS", "2000");
         env.put("TEAMDESK_WORKER_LOCK_RENEW_MS", "500");

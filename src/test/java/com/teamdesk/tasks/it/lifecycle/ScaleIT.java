@@ -63,17 +63,12 @@ class ScaleIT {
     static void start() throws Exception {
         data = PrivateSchema.create();
         prefix = REDIS.create("it-scale");
-        Map<String, String> env = new HashMap<>();
-        env.put("TEAMDESK_DB_URL", data.url());
-        env.put("TEAMDESK_REDIS_PREFIX", prefix);
-        env.put("TEAMDESK_TIMERS_ENABLED", "true");
-        env.put("TEAMDESK_RETENTION_BATCH_SIZE", "7");
         // every queue record of this class's 1 200 runs stays readable (R5 trims completed jobs to 1 000)
-        env.put("TEAMDESK_QUEUE_COMPLETED_MAX_COUNT", "10000");
-        a = ServerProcess.start("scale-a", env);
-        b = ServerProcess.start("scale-b", env);
-        a.awaitReady(READY);
-        b.awaitReady(READY);
+        List<ServerProcess> servers = ServerProcess.startReady(READY, ServerProcess.env(data, prefix, Map.of(
+                "TEAMDESK_TIMERS_ENABLED", "true", "TEAMDESK_RETENTION_BATCH_SIZE", "7",
+                "TEAMDESK_QUEUE_COMPLETED_MAX_COUNT", "10000")), "scale-a", "scale-b");
+        a = servers.get(0);
+        b = servers.get(1);
         queue = new ClientQueue(prefix);
         ops = UUID.randomUUID();
         data.exec("INSERT INTO app_user (id, username, display_name) VALUES (?, ?, 'Operator')", ops,

@@ -66,6 +66,43 @@ final class ServerProcess implements AutoCloseable {
     }
 
     /**
+     * The environment of a server on {@code data}'s private schema and the Redis {@code prefix}, with
+     * {@code more} on top (one place for what every lifecycle IT's servers share).
+     */
+    static Map<String, String> env(PrivateSchema data, String prefix, Map<String, String> more) {
+        Map<String, String> env = new java.util.HashMap<>();
+        env.put("TEAMDESK_DB_URL", data.url());
+        env.put("TEAMDESK_REDIS_PREFIX", prefix);
+        env.putAll(more);
+        return env;
+    }
+
+    /**
+     * Starts one server per name with the same {@code env}, all at once, then waits until every one is ready:
+     * the one way the multi-server ITs boot their instances. When one fails, those started are stopped.
+     *
+     * @return the servers, in the order of {@code names}
+     */
+    static java.util.List<ServerProcess> startReady(Duration ready, Map<String, String> env, String... names)
+            throws Exception {
+        java.util.List<ServerProcess> servers = new java.util.ArrayList<>();
+        try {
+            for (String name : names) {
+                servers.add(start(name, env));
+            }
+            for (ServerProcess s : servers) {
+                s.awaitReady(ready);
+            }
+            return servers;
+        } catch (Exception | Error e) {
+            for (ServerProcess s : servers) {
+                s.close(); // a server that never became ready is not left running
+            }
+            throw e;
+        }
+    }
+
+    /**
      * Starts a server (does not wait for it).
      *
      * @param env settings added to the test JVM's environment (database, Redis and JWT come from

@@ -26,7 +26,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -66,11 +65,8 @@ class StreamSlotsIT {
     @BeforeAll
     static void start() throws Exception {
         data = PrivateSchema.create();
-        Map<String, String> env = new HashMap<>();
-        env.put("TEAMDESK_DB_URL", data.url());
-        env.put("TEAMDESK_REDIS_PREFIX", REDIS.create("it-streams"));
-        server = ServerProcess.start("streams", env);
-        server.awaitReady(READY);
+        server = ServerProcess.startReady(READY, ServerProcess.env(data, REDIS.create("it-streams"), Map.of()), "streams")
+                .get(0);
         ops = UUID.randomUUID();
         data.exec("INSERT INTO app_user (id, username, display_name) VALUES (?, ?, 'Operator')", ops,
                 "ops-" + ops.toString().substring(0, 8));
