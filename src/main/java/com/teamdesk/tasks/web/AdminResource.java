@@ -1,6 +1,7 @@
 package com.teamdesk.tasks.web;
 
 import com.teamdesk.tasks.platform.ConnectionBudget;
+import com.teamdesk.tasks.task.live.LiveFanOut;
 import com.teamdesk.tasks.task.TaskTimers.SweepStatus;
 import com.teamdesk.tasks.task.admin.AdminService;
 import com.teamdesk.tasks.task.admin.AdminViews.AdminTask;
@@ -46,7 +47,7 @@ public class AdminResource {
     ConnectionBudget budget;
 
     @Inject
-    TaskStreams streams;
+    LiveFanOut streams;
 
     @Inject
     CurrentUser user;
@@ -77,7 +78,7 @@ public class AdminResource {
     @GET
     @Path("streams")
     @Operation(summary = "Open event streams of this instance (operators)")
-    public TaskStreams.StreamsView streams() {
+    public LiveFanOut.StreamsView streams() {
         user.id();
         return streams.view();
     }

@@ -3,6 +3,7 @@ package com.teamdesk.tasks.web;
 import com.teamdesk.tasks.task.BackgroundTask;
 import com.teamdesk.tasks.task.TaskReads.Versioned;
 import com.teamdesk.tasks.task.TaskStatus;
+import com.teamdesk.tasks.task.live.LiveSubscriber;
 import com.teamdesk.tasks.team.Role;
 import jakarta.ws.rs.sse.OutboundSseEvent;
 import jakarta.ws.rs.sse.Sse;
@@ -26,10 +27,10 @@ import java.util.logging.Logger;
  * listener and the watch only queue. A stream ends once ({@link #end}); its slot is given back then,
  * whatever thread notices first.
  *
- * <p>What the watch reads ({@link #writingSince}, {@link #lastWrite}) tells a client that went away (a
- * probe write fails) from one that stopped reading (a write that does not return: issue 34).
+ * <p>{@link #watch} tells a client that went away (a probe write fails) from one that stopped reading
+ * (bytes pile up, or a write does not return: issue 34).
  */
-final class EventStream {
+final class EventStream implements LiveSubscriber {
     private static final Logger LOG = Logger.getLogger(EventStream.class.getName());
     /** Queued to end the stream after what is queued before it. */
     static final Object CLOSE = new Object();
@@ -67,6 +68,15 @@ final class EventStream {
 
         /** @return now, in {@link System#nanoTime()} units */
         long nanoTime();
+
+        /** @return the watch's period, in ns: a stream quiet for half of it is probed */
+        long probeNanos();
+
+        /** @return how long a write may block before its client counts as a slow reader, in ns */
+        long slowReaderNanos();
+
+        /** @return most bytes that may wait for a client's socket before it counts as a slow reader */
+        long maxQueuedBytes();
     }
 
     final UUID user;
@@ -107,44 +117,65 @@ final class EventStream {
         this.lastWrite = owner.nanoTime();
     }
 
+    @Override
+    public UUID user() {
+        return user;
+    }
+
+    @Override
+    public UUID taskId() {
+        return taskId;
+    }
+
+    @Override
+    public UUID teamId() {
+        return teamId;
+    }
+
+    @Override
+    public void offer(Versioned change) {
+        offer((Object) change);
+    }
+
+    @Override
+    public void stop() {
+        end(End.SERVER_STOP);
+    }
+
+    /**
+     * The watch's pass (issue 34): a closed sink ends the stream; a write blocked for the slow-reader bound, or
+     * too many bytes waiting for the socket, cut it; a stream quiet for half a period gets a probe. Half a
+     * period: the last probe's write came a little after the last pass, and still counts as one period ago.
+     */
+    @Override
+    public void watch(long now) {
+        long writing = writingSince;
+        if (sink.isClosed()) {
+            end(End.CLIENT_GONE);
+        } else if (writing != 0 && now - writing > owner.slowReaderNanos()) {
+            cut("a write blocked for " + java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(now - writing) + " ms");
+        } else if (connection.queuedBytes() > owner.maxQueuedBytes()) {
+            cut(connection.queuedBytes() + " bytes wait for its socket");
+        } else if (writing == 0 && size.get() == 0 && now - lastWrite >= owner.probeNanos() / 2) {
+            offer(PROBE);
+        }
+    }
+
     /** @return whether the change is one this stream follows (before visibility, checked when sent) */
-    boolean follows(BackgroundTask t) {
+    @Override
+    public boolean follows(BackgroundTask t) {
         return taskId != null ? taskId.equals(t.id()) : teamId.equals(t.teamId());
     }
 
     /** @return the highest change sequence sent */
-    long highestSeq() {
+    @Override
+    public long highestSeq() {
         return highest;
     }
 
     /** @return whether the stream has ended */
     boolean isEnded() {
         return ended.get();
-    }
-
-    /** @return whether the container closed the sink (the client is gone) */
-    boolean sinkClosed() {
-        return sink.isClosed();
-    }
-
-    /** @return nanoTime when the write in progress began, 0 when none is */
-    long writingSince() {
-        return writingSince;
-    }
-
-    /** @return nanoTime when the last write returned */
-    long lastWrite() {
-        return lastWrite;
-    }
-
-    /** @return items queued and not yet written */
-    int backlog() {
-        return size.get();
-    }
-
-    /** @return bytes written and not yet taken by the client's socket, or -1 when the engine does not say */
-    long queuedBytes() {
-        return connection.queuedBytes();
     }
 
     /**

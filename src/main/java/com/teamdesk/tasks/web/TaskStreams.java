@@ -5,10 +5,8 @@ import com.teamdesk.tasks.common.TooManyRequestsException;
 import com.teamdesk.tasks.task.BackgroundTask;
 import com.teamdesk.tasks.task.TaskReads;
 import com.teamdesk.tasks.task.TaskReads.Versioned;
-import com.teamdesk.tasks.task.TaskMetrics;
 import com.teamdesk.tasks.task.TaskService;
-import com.teamdesk.tasks.task.live.LiveInterest;
-import com.teamdesk.tasks.task.live.TaskChangeListener;
+import com.teamdesk.tasks.task.live.LiveFanOut;
 import com.teamdesk.tasks.team.Role;
 import com.teamdesk.tasks.team.TeamAccess;
 import jakarta.annotation.PostConstruct;
@@ -21,17 +19,10 @@ import jakarta.json.bind.Jsonb;
 import jakarta.json.bind.JsonbBuilder;
 import jakarta.ws.rs.sse.Sse;
 import jakarta.ws.rs.sse.SseEventSink;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
@@ -39,47 +30,33 @@ import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * The live event streams of this server (issue 14): {@code GET /tasks/{id}/events} and
- * {@code GET /teams/{teamId}/tasks/events}. Changes come from {@link TaskChangeListener} (committed
- * ledger changes, every instance's); each stream ({@link EventStream}) has its own queue, drained in order
- * on a small pool, so a slow client never holds up the listener or other streams.
+ * The live event streams of the API (issue 14): {@code GET /tasks/{id}/events} and
+ * {@code GET /teams/{teamId}/tasks/events}, as Server-Sent Events ({@link EventStream}). The fan-out of
+ * committed changes, the caps and the watch are the engine's ({@link LiveFanOut}, in {@code task/live});
+ * this class opens a stream (authorization as {@code GET}, {@code Last-Event-ID}, the first state) and gives
+ * its streams what they need of the web layer: the pool their writes drain on, the task's JSON
+ * ({@link TaskJson}), the caller's current role, and the watch's bounds (R38):
+ * {@code teamdesk.events.slow-reader-ms} (5 s: a write blocked that long cuts the stream),
+ * {@code teamdesk.events.max-queued-bytes} (1 MiB waiting for the socket) and
+ * {@code teamdesk.events.max-pending} (1000 events not yet written).
  *
  * <ul>
- * <li>Event {@code task}: data = the Task JSON of the API ({@link TaskJson}), {@code id} = the row's
- * change sequence. A stream never sends an older state of a task after a newer one (the sequence
- * orders one task's writes by commit).</li>
- * <li>Authorization: as {@code GET} when opened (404/403); re-checked before each batch of events, so
- * a member demoted to customer stops receiving other members' tasks, and a single-task stream whose
- * task became invisible ends.</li>
- * <li>{@code Last-Event-ID}: the single-task stream sends the current state when it changed after that
- * id (always when no id is given); the team stream sends every visible task changed after it (at most
- * {@value #REPLAY_LIMIT}).</li>
- * <li>Bounds ({@link StreamSlots}): per user and per server (429 {@code events.too_many_streams} with
- * {@code Retry-After}).</li>
- * <li>The watch (issue 34), every {@code teamdesk.events.probe-ms} (500): a stream with nothing written
- * for that long gets a probe (an SSE comment); the container notices a client that went away only when a
- * write to it fails, and the write after a client's close is the first or the second, so its slot is
- * free within about three probe periods (1.5 s). A client that keeps the connection and does not read (a
- * slow reader) is cut — slot given back, connection closed — when the bytes waiting for its socket pass
- * {@code teamdesk.events.max-queued-bytes} (1 MiB; the engine would queue them without bound), its events
- * not yet written pass {@code teamdesk.events.max-pending} (1000), or a write to it blocks for
- * {@code teamdesk.events.slow-reader-ms} (5 s). The probes also keep proxies
- * from closing an idle stream.</li>
+ * <li>Event {@code task}: data = the Task JSON of the API, {@code id} = the row's change sequence. A stream
+ * never sends an older state of a task after a newer one.</li>
+ * <li>Authorization: as {@code GET} when opened (404/403); re-checked before each batch of events, so a
+ * member demoted to customer stops receiving other members' tasks, and a single-task stream whose task
+ * became invisible ends.</li>
+ * <li>{@code Last-Event-ID}: the single-task stream sends the current state when it changed after that id
+ * (always when no id is given); the team stream sends every visible task changed after it (at most
+ * {@value LiveFanOut#REPLAY_LIMIT}).</li>
  * </ul>
  */
 @ApplicationScoped
 public class TaskStreams implements EventStream.Owner {
     private static final Logger LOG = Logger.getLogger(TaskStreams.class.getName());
-    /** Most tasks one reconnect of a team stream replays. */
-    public static final int REPLAY_LIMIT = 500;
-    /** {@code Retry-After} (seconds) when this server's cap is reached. */
-    static final int SERVER_RETRY_AFTER_SECONDS = 5;
 
     @Inject
-    TaskChangeListener changes;
-
-    @Inject
-    LiveInterest interest;
+    LiveFanOut fanOut;
 
     @Inject
     TaskReads reads;
@@ -93,23 +70,8 @@ public class TaskStreams implements EventStream.Owner {
     @Inject
     ApiLinks links;
 
-    @Inject
-    TaskMetrics metrics;
-
     @Resource
     ManagedThreadFactory threadFactory;
-
-    @Inject
-    @ConfigProperty(name = "teamdesk.events.max-streams", defaultValue = "1000")
-    int maxStreams;
-
-    @Inject
-    @ConfigProperty(name = "teamdesk.events.max-streams-per-user", defaultValue = "10")
-    int maxPerUser;
-
-    @Inject
-    @ConfigProperty(name = "teamdesk.events.probe-ms", defaultValue = "500")
-    long probeMs;
 
     @Inject
     @ConfigProperty(name = "teamdesk.events.slow-reader-ms", defaultValue = "5000")
@@ -123,31 +85,17 @@ public class TaskStreams implements EventStream.Owner {
     @ConfigProperty(name = "teamdesk.events.max-queued-bytes", defaultValue = "1048576")
     long maxQueuedBytes;
 
-    private final Map<EventStream, Boolean> streams = new ConcurrentHashMap<>();
     private final Jsonb jsonb = JsonbBuilder.create();
-    private StreamSlots slots;
     private ThreadPoolExecutor senders;
-    private ScheduledExecutorService watch;
 
     @PostConstruct
     void start() {
-        probeMs = Math.max(50, probeMs);
-        // A closed client is noticed by the first or second probe after it left, the first coming within one period.
-        int userRetryAfter = (int) Math.max(1, (3 * probeMs + 999) / 1000);
-        slots = new StreamSlots(maxStreams, maxPerUser, userRetryAfter, SERVER_RETRY_AFTER_SECONDS);
         senders = new ThreadPoolExecutor(8, 8, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), threadFactory);
         senders.allowCoreThreadTimeOut(true);
-        watch = Executors.newSingleThreadScheduledExecutor(threadFactory);
-        watch.scheduleWithFixedDelay(this::watch, probeMs, probeMs, TimeUnit.MILLISECONDS);
-        changes.subscribe(this::onChange);
-        changes.onResync(this::resyncAll);
-        interest.onRegistered(this::resyncAll);
     }
 
     @PreDestroy
     void stop() {
-        watch.shutdownNow();
-        streams.keySet().forEach(s -> s.end(EventStream.End.SERVER_STOP));
         senders.shutdown();
         try {
             senders.awaitTermination(2, TimeUnit.SECONDS);
@@ -158,36 +106,6 @@ public class TaskStreams implements EventStream.Owner {
             jsonb.close();
         } catch (Exception e) {
             LOG.log(Level.FINE, "jsonb close", e);
-        }
-    }
-
-    /** @return the number of open event streams on this server */
-    public int openStreams() {
-        return slots.open();
-    }
-
-    /**
-     * @return this server's streams for operators: {@code open}, the caps, and the users with open streams
-     *         (most first)
-     */
-    public StreamsView view() {
-        List<StreamsView.UserStreams> users = new ArrayList<>();
-        slots.byUser().forEach((u, n) -> users.add(new StreamsView.UserStreams(u, n)));
-        return new StreamsView(slots.open(), slots.perServer(), slots.perUser(), probeMs, users);
-    }
-
-    /**
-     * This server's open event streams (operators, {@code GET /api/v1/admin/streams}).
-     *
-     * @param open         streams open on this server
-     * @param limit        this server's cap
-     * @param perUserLimit one user's cap
-     * @param probeMs      the watch's period (ms): a closed client's slot is free within about three times that
-     * @param users        users with open streams and their count, most first
-     */
-    public record StreamsView(int open, int limit, int perUserLimit, long probeMs, List<UserStreams> users) {
-        /** One user's open streams on this server. */
-        public record UserStreams(UUID userId, int open) {
         }
     }
 
@@ -231,7 +149,7 @@ public class TaskStreams implements EventStream.Owner {
         long after = lastEventId(lastEventId);
         EventStream s = register(new EventStream(callerId, teamId, null, sink, sse, connection, this));
         if (lastEventId != null && !lastEventId.isBlank()) {
-            reads.changedSince(teamId, role.isStaff() ? null : callerId, after, REPLAY_LIMIT).forEach(s::offer);
+            reads.changedSince(teamId, role.isStaff() ? null : callerId, after, LiveFanOut.REPLAY_LIMIT).forEach(s::offer);
         }
     }
 
@@ -247,25 +165,13 @@ public class TaskStreams implements EventStream.Owner {
     }
 
     private EventStream register(EventStream s) {
-        slots.acquire(s.user);
-        streams.put(s, Boolean.TRUE);
-        metrics.streams(1);
-        // Before the stream reads its first state: the ledger notifies only while some instance listens.
-        interest.acquire();
+        fanOut.register(s);
         return s;
     }
 
     @Override
     public void ended(EventStream s, EventStream.End why) {
-        streams.remove(s);
-        slots.release(s.user);
-        metrics.streams(-1);
-        metrics.streamEnded(why.name().toLowerCase(Locale.ROOT));
-        try {
-            interest.release();
-        } catch (RuntimeException e) { // the bean may already be gone while the server stops
-            LOG.log(Level.FINE, "task.live interest release", e);
-        }
+        fanOut.ended(s, why.name());
     }
 
     @Override
@@ -293,58 +199,18 @@ public class TaskStreams implements EventStream.Owner {
         return System.nanoTime();
     }
 
-    /** Called on the listener's thread for every committed change: only queues. */
-    void onChange(Versioned change) {
-        BackgroundTask t = change.task();
-        for (EventStream s : streams.keySet()) {
-            if (s.follows(t)) {
-                s.offer(change);
-            }
-        }
+    @Override
+    public long probeNanos() {
+        return TimeUnit.MILLISECONDS.toNanos(fanOut.probeMs());
     }
 
-    /** After the listening connection was lost: every stream reads what it may have missed. */
-    void resyncAll() {
-        for (EventStream s : streams.keySet()) {
-            try {
-                if (s.taskId != null) {
-                    reads.findVersioned(s.taskId).ifPresent(s::offer);
-                } else {
-                    reads.changedSince(s.teamId, null, s.highestSeq(), REPLAY_LIMIT).forEach(s::offer);
-                }
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "task.live resync of a stream failed: " + e);
-            }
-        }
+    @Override
+    public long slowReaderNanos() {
+        return TimeUnit.MILLISECONDS.toNanos(slowReaderMs);
     }
 
-    /** One pass of the watch: gone clients, slow readers, probes. Never throws (the schedule would stop). */
-    private void watch() {
-        try {
-            long now = nanoTime();
-            long probe = TimeUnit.MILLISECONDS.toNanos(probeMs);
-            long slow = TimeUnit.MILLISECONDS.toNanos(slowReaderMs);
-            for (EventStream s : streams.keySet()) {
-                long writing = s.writingSince();
-                if (s.sinkClosed()) {
-                    s.end(EventStream.End.CLIENT_GONE);
-                } else if (writing != 0 && now - writing > slow) {
-                    s.cut("a write blocked for " + TimeUnit.NANOSECONDS.toMillis(now - writing) + " ms");
-                } else if (s.queuedBytes() > maxQueuedBytes) {
-                    s.cut(s.queuedBytes() + " bytes wait for its socket");
-                } else if (writing == 0 && s.backlog() == 0 && now - s.lastWrite() >= probe / 2) {
-                    // Half a period: the last probe's write came a little after the last pass, and still counts as
-                    // one period ago.
-                    s.offer(EventStream.PROBE);
-                }
-            }
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "event stream watch failed: " + e);
-        }
-    }
-
-    /** @return the open streams' count per user (operators; tests) */
-    public Map<UUID, Integer> streamsPerUser() {
-        return slots.byUser();
+    @Override
+    public long maxQueuedBytes() {
+        return maxQueuedBytes;
     }
 }

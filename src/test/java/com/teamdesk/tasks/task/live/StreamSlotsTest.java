@@ -1,4 +1,4 @@
-package com.teamdesk.tasks.web;
+package com.teamdesk.tasks.task.live;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,4 +1,4 @@
-package com.teamdesk.tasks.web;
+package com.teamdesk.tasks.task.live;
 
 import com.teamdesk.tasks.common.TooManyRequestsException;
 import java.util.LinkedHashMap;
