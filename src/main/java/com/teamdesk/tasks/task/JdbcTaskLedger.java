@@ -30,6 +30,9 @@ import javax.sql.DataSource;
  * in its package and are fenced by {@link Fencing} or {@link #updateUnderLease}. No method begins a transaction: a CDI-begun one would enlist
  * nothing on the worker's threads (docs/platform.md). Times are passed in from the caller's {@link java.time.Clock}.
  * SQL errors surface as {@link LedgerException}.
+ *
+ * <p>Over 300 lines: one method per transition, each its one conditional statement and its rule; the
+ * claim exists alone and combined (issue 16), and both forms must stay side by side to stay one transition.
  */
 @ApplicationScoped
 public class JdbcTaskLedger {

@@ -43,6 +43,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * One WARNING when an outage begins and one INFO when it ends, with its length and what was deferred and
  * skipped meanwhile; Payara's own pool lines for each failed allocation are held back while it is open
  * ({@link #POOL_LOGGERS}). Lengths are measured on the JVM's monotonic clock (never a ledger time).
+ *
+ * <p>Over 300 lines: one state machine (closed, open, probing, the outage budget) and the log filter that
+ * must follow its state.
  */
 @ApplicationScoped
 public class LedgerBreaker implements FetchGate {

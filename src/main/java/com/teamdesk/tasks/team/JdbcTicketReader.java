@@ -26,6 +26,9 @@ import javax.sql.DataSource;
  * Reads a team's tickets in keyset order {@code (created_at, id)}, a batch at a time, never all at
  * once (R13). Used by the ticket list API and by the export. Read-only; joins no transaction of
  * its own beyond the caller's.
+ *
+ * <p>Over 300 lines: every ticket query shares one filter and visibility builder, so the list, the count
+ * and the export's batches can never disagree about which tickets a caller sees.
  */
 @ApplicationScoped
 public class JdbcTicketReader {
