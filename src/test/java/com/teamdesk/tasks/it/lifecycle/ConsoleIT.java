@@ -268,11 +268,11 @@ class ConsoleIT {
         within(WAIT).until(d -> !d.findElement(By.id("tasks")).getText().isEmpty());
         int before = driver.findElements(By.cssSelector("#tasks li.task")).size();
         click(By.id("kind-DIGEST-submit"));
-        WebElement row = within(WAIT).until(d -> {
+        // The id is read inside the wait: live updates re-render the rows (a stale element is retried).
+        String id = within(WAIT).until(d -> {
             List<WebElement> rows = d.findElements(By.cssSelector("#tasks li.task"));
-            return rows.size() > before ? rows.get(0) : null;
+            return rows.size() > before ? rows.get(0).getAttribute("id") : null;
         });
-        String id = row.getAttribute("id");
         within(WAIT).until(d -> "COMPLETED".equals(d.findElement(By.id(id)).getAttribute("data-status")));
         assertTrue(driver.findElement(By.id(id)).getText().contains("Digest of open tickets (team)"),
                 driver.findElement(By.id(id)).getText());
