@@ -87,6 +87,8 @@ final class EventStream implements LiveSubscriber {
     private final SseEventSink sink;
     private final Sse sse;
     private final GrizzlyBridge.ClientConnection connection;
+    /** Takes this stream's close listener off its connection (kept-alive connections serve later requests). */
+    private volatile Runnable stopListening = () -> { };
     private final Owner owner;
     private final Queue<Object> pending = new ConcurrentLinkedQueue<>();
     private final AtomicInteger size = new AtomicInteger();
@@ -117,6 +119,26 @@ final class EventStream implements LiveSubscriber {
         this.connection = connection;
         this.owner = owner;
         this.lastWrite = owner.nanoTime();
+    }
+
+    /**
+     * Ends the stream as soon as the engine closes its connection (an I/O error, a reset seen by its writer);
+     * the probe covers what the engine does not see by itself (R38). Call once, after the stream holds its
+     * slot: the engine may call back at once when the connection is already closed.
+     */
+    void listenForClose() {
+        // Handed off: the engine calls back on its own I/O thread, and giving the slot back may touch the
+        // database (the last stream withdraws the live interest, R33).
+        stopListening = connection.onClose(() -> {
+            try {
+                owner.senders().execute(() -> end(End.CLIENT_GONE));
+            } catch (RuntimeException e) { // the pool is shut down: the server stops
+                end(End.SERVER_STOP);
+            }
+        });
+        if (ended.get()) {
+            stopListening.run();
+        }
     }
 
     @Override
@@ -219,6 +241,7 @@ final class EventStream implements LiveSubscriber {
             return false;
         }
         try {
+            stopListening.run();
             owner.ended(this, why);
         } finally {
             pending.clear();

@@ -6,6 +6,7 @@ import jakarta.servlet.ServletResponse;
 import jakarta.servlet.ServletResponseWrapper;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -18,7 +19,8 @@ import java.util.logging.Logger;
  * <li>{@link #setReasonPhrase}: Servlet 6 removed {@code setStatus(int, String)}, and Grizzly knows no
  * reason phrase for 422, 428 and 429, so its status line reads {@code 429 CUSTOM};</li>
  * <li>{@link #connectionOf}: how many bytes wait for a client that does not read (a slow reader: the
- * engine queues writes without bound once the socket is full), and closing its connection at once.</li>
+ * engine queues writes without bound once the socket is full), closing its connection at once, and
+ * hearing when the engine closes it.</li>
  * </ul>
  *
  * <p>Path (Payara 6): {@code RequestFacade/ResponseFacade} → private field {@code request}/{@code response}
@@ -65,6 +67,11 @@ final class GrizzlyBridge {
             public long queuedBytes() {
                 return -1;
             }
+
+            @Override
+            public Runnable onClose(Runnable action) {
+                return () -> { };
+            }
         };
 
         /** Closes the connection at once; a write blocked on it fails. Never throws. */
@@ -72,6 +79,15 @@ final class GrizzlyBridge {
 
         /** @return bytes written by the application and not yet taken by the socket, or -1 when unknown */
         long queuedBytes();
+
+        /**
+         * Runs {@code action} (once, on the engine's thread: it must only hand off) when the engine closes the
+         * connection, for whatever reason: an I/O error, the client's reset seen by a write, a timeout.
+         *
+         * @return what takes the listener off again (call it when it is no longer wanted: a kept-alive
+         *         connection serves later requests); never throws
+         */
+        Runnable onClose(Runnable action);
     }
 
     /**
@@ -90,6 +106,10 @@ final class GrizzlyBridge {
             Method close = connection.getClass().getMethod("closeSilently");
             Object queue = connection.getClass().getMethod("getAsyncWriteQueue").invoke(connection);
             Method space = queue.getClass().getMethod("spaceInBytes");
+            ClassLoader engine = connection.getClass().getClassLoader();
+            Class<?> listenerType = Class.forName("org.glassfish.grizzly.CloseListener", false, engine);
+            Method add = connection.getClass().getMethod("addCloseListener", listenerType);
+            Method remove = connection.getClass().getMethod("removeCloseListener", listenerType);
             return new ClientConnection() {
                 @Override
                 public void abort() {
@@ -107,6 +127,41 @@ final class GrizzlyBridge {
                     } catch (ReflectiveOperationException | RuntimeException e) {
                         return -1;
                     }
+                }
+
+                @Override
+                public Runnable onClose(Runnable action) {
+                    Object listener = Proxy.newProxyInstance(engine, new Class<?>[] {listenerType}, (self, m, args) -> {
+                        switch (m.getName()) {
+                            case "onClosed" -> action.run();
+                            case "hashCode" -> {
+                                return System.identityHashCode(self);
+                            }
+                            case "equals" -> {
+                                return self == args[0];
+                            }
+                            case "toString" -> {
+                                return "teamdesk event stream close listener";
+                            }
+                            default -> {
+                                // no other methods
+                            }
+                        }
+                        return null;
+                    });
+                    try {
+                        add.invoke(connection, listener);
+                    } catch (ReflectiveOperationException | RuntimeException e) {
+                        LOG.log(Level.FINE, "close listener not added", e);
+                        return () -> { };
+                    }
+                    return () -> {
+                        try {
+                            remove.invoke(connection, listener);
+                        } catch (ReflectiveOperationException | RuntimeException e) {
+                            LOG.log(Level.FINE, "close listener not removed", e);
+                        }
+                    };
                 }
             };
         } catch (ReflectiveOperationException | RuntimeException e) {

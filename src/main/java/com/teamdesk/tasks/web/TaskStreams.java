@@ -166,6 +166,7 @@ public class TaskStreams implements EventStream.Owner {
 
     private EventStream register(EventStream s) {
         fanOut.register(s);
+        s.listenForClose();
         return s;
     }
 
