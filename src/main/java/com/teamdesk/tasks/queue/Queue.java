@@ -18,6 +18,7 @@ import redis.clients.jedis.UnifiedJedis;
 public final class Queue {
 
     private final QueueStore store;
+    private final QueueRecords records;
 
     /**
      * @param redis     a pooled client such as {@code redis.clients.jedis.RedisClient}; not closed by this class
@@ -28,6 +29,7 @@ public final class Queue {
      */
     public Queue(UnifiedJedis redis, String prefix, String queueName) {
         this.store = new QueueStore(Objects.requireNonNull(redis, "redis"), new QueueKeys(prefix, queueName));
+        this.records = new QueueRecords(redis, store.keys());
     }
 
     /** @return the key names of this queue */
@@ -48,7 +50,7 @@ public final class Queue {
      * @throws NullPointerException     if an argument is null
      */
     public AddResult add(String jobId, String data, JobOptions options) {
-        return store.add(jobId, data, options);
+        return records.add(jobId, data, options);
     }
 
     /**
@@ -61,7 +63,7 @@ public final class Queue {
      * @throws NullPointerException     if the list or an element is null
      */
     public List<AddResult> addBulk(List<NewJob> jobs) {
-        return store.addBulk(Objects.requireNonNull(jobs, "jobs"));
+        return records.addBulk(Objects.requireNonNull(jobs, "jobs"));
     }
 
     /**
@@ -70,7 +72,7 @@ public final class Queue {
      * @throws NullPointerException if the id is null
      */
     public Optional<JobRecord> getJob(String jobId) {
-        return store.getJob(jobId);
+        return records.getJob(jobId);
     }
 
     /**
@@ -82,14 +84,14 @@ public final class Queue {
      * @throws NullPointerException if the id is null
      */
     public boolean remove(String jobId) {
-        return store.remove(jobId) == 1;
+        return records.remove(jobId) == 1;
     }
 
     /**
      * @return the number of jobs in each state (every {@link JobState} present), read in one script
      */
     public Map<JobState, Long> counts() {
-        return store.counts();
+        return records.counts();
     }
 
     /**
@@ -107,7 +109,7 @@ public final class Queue {
      * @return ids of workers whose heartbeat key is live (R22)
      */
     public Set<String> liveWorkers() {
-        return store.liveWorkers();
+        return records.liveWorkers();
     }
 
     /**
@@ -117,13 +119,13 @@ public final class Queue {
      * @return the workers, live first
      */
     public List<WorkerInfo> workers() {
-        return store.workers(System.currentTimeMillis(), 86_400_000L);
+        return records.workers(System.currentTimeMillis(), 86_400_000L);
     }
 
     /**
      * Deletes every key of this queue (tests). Not atomic: do not run it while workers of the queue run.
      */
     public void obliterate() {
-        store.obliterate();
+        records.obliterate();
     }
 }

@@ -1,30 +1,30 @@
 package com.teamdesk.tasks.queue;
 
-import java.nio.charset.StandardCharsets;
-import java.time.Instant;
+import static com.teamdesk.tasks.queue.QueueReplies.fetch;
+import static com.teamdesk.tasks.queue.QueueReplies.fetchedJobs;
+import static com.teamdesk.tasks.queue.QueueReplies.list;
+import static com.teamdesk.tasks.queue.QueueReplies.num;
+import static com.teamdesk.tasks.queue.QueueReplies.str;
+
 import java.util.ArrayList;
-import java.util.EnumMap;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 
-import redis.clients.jedis.AbstractPipeline;
-import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.exceptions.JedisDataException;
-import redis.clients.jedis.util.KeyValue;
 import redis.clients.jedis.resps.Tuple;
+import redis.clients.jedis.util.KeyValue;
 
 /**
- * The storage layer shared by {@link Queue} and {@link Worker}: one typed method per script, so that the
- * KEYS/ARGV layout of each script lives next to nothing else. Thread-safe when the client is (pooled).
+ * The worker's storage layer ({@link Worker}, {@link Completer}, {@link Housekeeping}, {@link Heartbeat}): one
+ * typed method per script, so that the KEYS/ARGV layout of each script lives next to nothing else; the
+ * producer's and operator's scripts are {@link QueueRecords}, reply decoding {@link QueueReplies}. Thread-safe
+ * when the client is (pooled).
+ *
+ * <p>Over 300 lines: eleven scripts, each with its KEYS/ARGV layout, and the batched completion's retention
+ * grouping, which must stay next to the one script it encodes for.
  */
 final class QueueStore {
 
@@ -81,95 +81,6 @@ final class QueueStore {
 
     /** One job found stalled by the stalled check. */
     record Stalled(String id, boolean failed, int attemptsMade) {
-    }
-
-    // ---- producer -------------------------------------------------------------------------------------
-
-    AddResult add(String jobId, String data, JobOptions options) {
-        return addResult(QueueScripts.ADD.eval(redis, addKeys(jobId), addArgs(jobId, data, options)));
-    }
-
-    List<AddResult> addBulk(List<NewJob> jobs) {
-        for (NewJob job : jobs) {
-            QueueKeys.requireValidJobId(Objects.requireNonNull(job, "job").jobId());
-        }
-        AddResult[] results = new AddResult[jobs.size()];
-        List<Integer> pending = new ArrayList<>();
-        for (int i = 0; i < jobs.size(); i++) {
-            pending.add(i);
-        }
-        boolean loaded = false;
-        while (!pending.isEmpty()) {
-            List<Response<Object>> replies = new ArrayList<>(pending.size());
-            try (AbstractPipeline pipeline = redis.pipelined()) {
-                for (int i : pending) {
-                    NewJob job = jobs.get(i);
-                    replies.add(QueueScripts.ADD.eval(pipeline,
-                            addKeys(job.jobId()), addArgs(job.jobId(), job.data(), job.options())));
-                }
-                pipeline.sync();
-            }
-            List<Integer> noScript = new ArrayList<>();
-            for (int k = 0; k < pending.size(); k++) {
-                try {
-                    results[pending.get(k)] = addResult(replies.get(k).get());
-                } catch (JedisDataException e) {
-                    if (!LuaScript.isNoScript(e) || loaded) {
-                        throw e;
-                    }
-                    noScript.add(pending.get(k));
-                }
-            }
-            if (!noScript.isEmpty()) {
-                // NOSCRIPT ran nothing: load once and send those again, in order
-                QueueScripts.ADD.load(redis, keys.base());
-                loaded = true;
-            }
-            pending = noScript;
-        }
-        return List.of(results);
-    }
-
-    private List<String> addKeys(String jobId) {
-        return List.of(keys.job(QueueKeys.requireValidJobId(jobId)), keys.waiting(), keys.delayed(), keys.marker());
-    }
-
-    private static List<String> addArgs(String jobId, String data, JobOptions o) {
-        Objects.requireNonNull(data, "data");
-        Objects.requireNonNull(o, "options");
-        return List.of(jobId, data, Long.toString(o.delayMs()), opts(o),
-                Integer.toString(o.attempts()), Long.toString(o.backoff().baseDelayMs()), o.backoff().jitter() ? "1" : "0");
-    }
-
-    /**
-     * The job's fixed options as its record's {@code opts} field (issue 16: a fetch reads and returns one field
-     * instead of seven): {@code maxAttempts:backoffMs:backoffJitter:completedMaxAgeSec:completedMaxCount:
-     * failedMaxAgeSec:failedMaxCount}, jitter {@code 1}/{@code 0}; see helpers.lua.
-     */
-    static String opts(JobOptions o) {
-        return o.attempts() + ":" + o.backoff().baseDelayMs() + ":" + (o.backoff().jitter() ? "1" : "0") + ":"
-                + o.removeOnComplete().maxAgeSeconds() + ":" + o.removeOnComplete().maxCount() + ":"
-                + o.removeOnFail().maxAgeSeconds() + ":" + o.removeOnFail().maxCount();
-    }
-
-    /**
-     * The parts of an {@code opts} string (see {@link #opts}); a record written before that field existed
-     * gets the same string built from its own fields by the fetch (helpers.lua, legacyOpts), with an empty
-     * part where a field is missing.
-     *
-     * @throws IllegalStateException when the string does not have seven parts
-     */
-    static String[] optsParts(String opts) {
-        String[] p = opts.split(":", -1);
-        if (p.length != 7) {
-            throw new IllegalStateException("job options not of the form maxAttempts:backoffMs:backoffJitter:"
-                    + "completedMaxAgeSec:completedMaxCount:failedMaxAgeSec:failedMaxCount: " + opts);
-        }
-        return p;
-    }
-
-    private static AddResult addResult(Object reply) {
-        return num(reply) == 1 ? AddResult.ADDED : AddResult.DUPLICATE;
     }
 
     // ---- worker transitions ---------------------------------------------------------------------------
@@ -444,78 +355,6 @@ final class QueueStore {
         heartbeat(workerId, 0, lastValue);
     }
 
-    /** @return every worker seen within {@code keepMs}, live or gone; older entries are deleted */
-    List<WorkerInfo> workers(long nowMs, long keepMs) {
-        Set<String> live = liveWorkers();
-        List<WorkerInfo> out = new java.util.ArrayList<>();
-        for (Map.Entry<String, String> e : redis.hgetAll(keys.workersSeen()).entrySet()) {
-            WorkerInfo info = WorkerInfo.parse(e.getKey(), e.getValue(), live.contains(e.getKey()));
-            if (!info.live() && (info.lastBeatMs() < nowMs - keepMs)) {
-                redis.hdel(keys.workersSeen(), e.getKey());
-            } else {
-                out.add(info);
-            }
-        }
-        out.sort(java.util.Comparator.comparing(WorkerInfo::live).reversed().thenComparing(WorkerInfo::id));
-        return out;
-    }
-
-    // ---- operator look-ups ----------------------------------------------------------------------------
-
-    Set<String> liveWorkers() {
-        Set<String> live = new LinkedHashSet<>();
-        for (Object id : list(QueueScripts.LIVE_WORKERS.eval(redis, List.of(keys.workers()),
-                List.of(keys.worker(""))))) {
-            live.add(str(id));
-        }
-        return live;
-    }
-
-    /**
-     * The record of a job, with what a fetch no longer writes to it derived (issue 16, wave 4): ACTIVE while
-     * the id is in the active set, {@code attemptsStarted} = attemptsMade + stalledCounter (+ 1 while active:
-     * every started execution ends completed or failed, counted in attemptsMade, or stalled, counted in
-     * stalledCounter), {@code processedAt} of an active job from its lock value, {@code finishedAt} of a
-     * completed job from its score in the completed set. A job fetched or completed by an earlier version
-     * (state=active, processedAt and finishedAt in the record, a bare token as lock) reads the same.
-     */
-    Optional<JobRecord> getJob(String jobId) {
-        Objects.requireNonNull(jobId, "jobId");
-        List<Object> r = list(QueueScripts.GET_JOB.eval(redis,
-                List.of(keys.job(jobId), keys.lock(jobId), keys.active(), keys.completed()), List.of(jobId)));
-        if (r.isEmpty()) {
-            return Optional.empty();
-        }
-        List<Object> flat = list(r.get(0));
-        Map<String, String> h = new HashMap<>();
-        for (int i = 0; i + 1 < flat.size(); i += 2) {
-            h.put(str(flat.get(i)), str(flat.get(i + 1)));
-        }
-        boolean active = num(r.get(1)) == 1;
-        String stateField = h.get("state");
-        if (stateField == null) {
-            throw new IllegalStateException("job record " + keys.job(jobId) + " has no state: not written by this queue");
-        }
-        JobState state = active ? JobState.ACTIVE : JobState.valueOf(stateField.toUpperCase(Locale.ROOT));
-        int attemptsMade = intField(h, "attemptsMade");
-        int stalledCounter = intField(h, "stalledCounter");
-        Instant processedAt = instant(h.get("processedAt"));
-        String lockedAt = active ? lockedAt(str(r.get(2))) : null;
-        if (lockedAt != null) {
-            processedAt = instant(lockedAt);
-        }
-        Instant finishedAt = instant(h.get("finishedAt"));
-        String completedScore = str(r.get(3));
-        if (finishedAt == null && state == JobState.COMPLETED && !completedScore.isEmpty()) {
-            finishedAt = Instant.ofEpochMilli((long) Double.parseDouble(completedScore));
-        }
-        return Optional.of(new JobRecord(jobId, h.get("data"), state,
-                attemptsMade, attemptsMade + stalledCounter + (active ? 1 : 0), maxAttempts(h),
-                stalledCounter, intField(h, "progress"), h.get("failedReason"),
-                state == JobState.FAILED && "1".equals(h.get("exhausted")),
-                instant(h.get("addedAt")), processedAt, finishedAt));
-    }
-
     /**
      * The lock value a fetch writes for {@code token} (issue 16, wave 4): {@code token@fetchTimeMs}, so that the
      * record need not be written at fetch; the outcome scripts record the fetch time as processedAt.
@@ -539,114 +378,5 @@ final class QueueStore {
             }
         }
         return lockValue.substring(at + 1);
-    }
-
-    /** @return 1 removed, 0 no such job, -1 refused (active with a live lock) */
-    long remove(String jobId) {
-        Objects.requireNonNull(jobId, "jobId");
-        return num(QueueScripts.REMOVE.eval(redis,
-                List.of(keys.job(jobId), keys.lock(jobId), keys.waiting(), keys.active(), keys.delayed(),
-                        keys.completed(), keys.failed()),
-                List.of(jobId)));
-    }
-
-    Map<JobState, Long> counts() {
-        List<Object> r = list(QueueScripts.COUNTS.eval(redis,
-                List.of(keys.waiting(), keys.delayed(), keys.active(), keys.completed(), keys.failed()), List.of()));
-        Map<JobState, Long> counts = new EnumMap<>(JobState.class);
-        counts.put(JobState.WAITING, num(r.get(0)));
-        counts.put(JobState.DELAYED, num(r.get(1)));
-        counts.put(JobState.ACTIVE, num(r.get(2)));
-        counts.put(JobState.COMPLETED, num(r.get(3)));
-        counts.put(JobState.FAILED, num(r.get(4)));
-        return counts;
-    }
-
-    void obliterate() {
-        RedisClients.unlinkByPrefix(redis, keys.base());
-    }
-
-    // ---- reply decoding -------------------------------------------------------------------------------
-
-    /** A moveToActive reply {job, nextDue, now} (or fail's fourth element) for one token. */
-    private static Fetch fetch(List<Object> r, String token) {
-        List<FetchedJob> jobs = fetchedJobs(list(r.get(0)), List.of(token), str(r.get(2)));
-        return jobs.isEmpty() ? new Fetch(null, num(r.get(1))) : new Fetch(jobs.get(0), -1);
-    }
-
-    /**
-     * Fetched jobs as fetchMany (helpers.lua) returns them, five values each: id, data, attemptsMade,
-     * stalledCounter, opts; the i-th was locked for {@code tokens.get(i)} with the lock value
-     * {@link #lockValue}{@code (token, fetchedAtMs)}. attemptsStarted = attemptsMade + stalledCounter + 1 (this
-     * execution; see {@link #getJob}).
-     */
-    private static List<FetchedJob> fetchedJobs(List<Object> flat, List<String> tokens, String fetchedAtMs) {
-        List<FetchedJob> jobs = new ArrayList<>(flat.size() / 5);
-        for (int i = 0; i + 4 < flat.size(); i += 5) {
-            String[] o = optsParts(str(flat.get(i + 4)));
-            Backoff backoff = new Backoff(Long.parseLong(o[1]), "1".equals(o[2]));
-            int attemptsMade = intOrZero(flat.get(i + 2));
-            int attemptsStarted = attemptsMade + intOrZero(flat.get(i + 3)) + 1;
-            jobs.add(new FetchedJob(str(flat.get(i)), str(flat.get(i + 1)), attemptsMade, attemptsStarted,
-                    Integer.parseInt(o[0]), backoff, retention(o[3], o[4]), retention(o[5], o[6]),
-                    lockValue(tokens.get(jobs.size()), fetchedAtMs)));
-        }
-        return jobs;
-    }
-
-    private static int intOrZero(Object o) {
-        return o == null ? 0 : (int) num(o);
-    }
-
-    /** @return the retention of two opts parts, null when the record has none (an empty part) */
-    private static Retention retention(String maxAgeSec, String maxCount) {
-        return maxAgeSec.isEmpty() || maxCount.isEmpty() ? null
-                : new Retention(Long.parseLong(maxAgeSec), Integer.parseInt(maxCount));
-    }
-
-    @SuppressWarnings("unchecked")
-    private static List<Object> list(Object reply) {
-        if (reply instanceof List<?> l) {
-            return (List<Object>) l;
-        }
-        throw new IllegalStateException("unexpected script reply: " + reply);
-    }
-
-    private static long num(Object o) {
-        if (o instanceof Long l) {
-            return l;
-        }
-        if (o instanceof Number n) {
-            return n.longValue();
-        }
-        if (o instanceof String || o instanceof byte[]) {
-            return Long.parseLong(str(o));
-        }
-        throw new IllegalStateException("unexpected script reply: " + o);
-    }
-
-    private static String str(Object o) {
-        if (o == null) {
-            return null;
-        }
-        if (o instanceof byte[] b) {
-            return new String(b, StandardCharsets.UTF_8);
-        }
-        return o.toString();
-    }
-
-    /** maxAttempts of a record: from opts, or from the field of its own in a record written before opts. */
-    private static int maxAttempts(Map<String, String> h) {
-        String opts = h.get("opts");
-        return opts == null ? intField(h, "maxAttempts") : Integer.parseInt(optsParts(opts)[0]);
-    }
-
-    private static int intField(Map<String, String> h, String field) {
-        String v = h.get(field);
-        return v == null ? 0 : Integer.parseInt(v);
-    }
-
-    private static Instant instant(String epochMs) {
-        return epochMs == null ? null : Instant.ofEpochMilli(Long.parseLong(epochMs));
     }
 }

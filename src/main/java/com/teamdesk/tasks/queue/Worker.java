@@ -22,7 +22,7 @@ import redis.clients.jedis.UnifiedJedis;
  *
  * <p>All of the worker's work runs as tasks on the given executor, which must be able to run
  * {@link WorkerOptions#requiredThreads()} = {@code concurrency + 4} tasks at the same time: one per
- * processing slot, the fetch loop (this class; blocks in Redis while the queue is empty), {@link LockRenewal},
+ * processing slot ({@link ProcessingSlots}), the {@link FetchLoop} (blocks in Redis while the queue is empty), {@link LockRenewal},
  * {@link Housekeeping} (stalled check, R6, and retention trim, R5) and the {@link Heartbeat} (R22). The Redis
  * client's pool must allow {@link WorkerOptions#requiredConnections()} connections for this worker. If the
  * executor runs fewer tasks at once, fetched jobs wait in its queue (their locks are still renewed) and
@@ -50,21 +50,18 @@ public final class Worker implements AutoCloseable {
     static final long REDIS_TIMEOUT_SLACK_MS = 100;
 
     private static final Logger LOG = Logger.getLogger(Worker.class.getName());
-    private static final long ERROR_PAUSE_MS = 1_000;
-    /** Longest single wait of the fetch loop at a closed {@link FetchGate}, in ms. */
-    private static final long GATE_WAIT_MS = 1_000;
+    /** Pause of a loop after a Redis error before it tries again, in ms. */
+    static final long ERROR_PAUSE_MS = 1_000;
 
     private enum Phase { NEW, RUNNING, CLOSING, CLOSED }
 
     private final QueueStore store;
     private final WorkerOptions options;
-    private final JobProcessor processor;
     private final ExecutorService executor;
     private final String workerId = UUID.randomUUID().toString();
     private final String wakeKey;
     private final WorkerListeners listeners = new WorkerListeners(workerId);
     private final SlotPool slots;
-    private final Completer completer;
     /**
      * The random part of this worker's lock tokens (63 bits, base 36): shorter than the worker id, so that a
      * lock value (token, '@', fetch time) stays within the 44 bytes Redis stores in one allocation (issue 16).
@@ -80,8 +77,7 @@ public final class Worker implements AutoCloseable {
     private final LockRenewal lockRenewal;
     private final Housekeeping housekeeping;
     private final Heartbeat heartbeat;
-    private volatile FetchGate fetchGate = maxWaitMs -> true;
-    private final OutageLog redisOutage;
+    private final FetchLoop fetchLoop;
     private final WorkerScope scope;
 
     /**
@@ -104,16 +100,19 @@ public final class Worker implements AutoCloseable {
             throw new IllegalArgumentException("lockRenewMs (" + options.lockRenewMs()
                     + ") must be below lockDurationMs (" + options.lockDurationMs() + ") or locks expire");
         }
-        this.processor = Objects.requireNonNull(processor, "processor");
         this.executor = Objects.requireNonNull(executor, "executor");
         this.wakeKey = store.keys().wake(workerId);
         this.slots = new SlotPool(options.concurrency());
-        this.completer = new Completer(store, options.lockDurationMs());
-        this.redisOutage = new OutageLog(LOG, "worker " + workerId + ": Redis");
+        OutageLog redisOutage = new OutageLog(LOG, "worker " + workerId + ": Redis");
         this.scope = new WorkerScope(store, options, workerId, stopSignal, redisOutage);
         this.lockRenewal = new LockRenewal(scope);
         this.housekeeping = new Housekeeping(scope, listeners);
         this.heartbeat = new Heartbeat(scope, slots::busy);
+        ProcessingSlots processing = new ProcessingSlots(scope, processor, executor, slots,
+                new Completer(store, options.lockDurationMs()), lockRenewal, listeners, closing,
+                () -> phase.get() == Phase.RUNNING ? newToken() : null);
+        this.fetchLoop = new FetchLoop(scope, slots, processing, closing, wakeKey,
+                () -> phase.get() == Phase.RUNNING, this::newToken);
         warnIfPoolTooSmall(redis, options);
     }
 
@@ -137,7 +136,7 @@ public final class Worker implements AutoCloseable {
      * @throws NullPointerException if {@code gate} is null
      */
     public void setFetchGate(FetchGate gate) {
-        this.fetchGate = Objects.requireNonNull(gate, "gate");
+        fetchLoop.setGate(gate);
     }
 
     /** @return this worker's random id, used in its heartbeat key */
@@ -166,7 +165,7 @@ public final class Worker implements AutoCloseable {
         if (!phase.compareAndSet(Phase.NEW, Phase.RUNNING)) {
             throw new IllegalStateException("worker " + workerId + " was already started");
         }
-        Runnable[] loops = {heartbeat, this::fetchLoop, lockRenewal, housekeeping};
+        Runnable[] loops = {heartbeat, fetchLoop, lockRenewal, housekeeping};
         int submitted = 0;
         try {
             for (Runnable loop : loops) {
@@ -274,193 +273,6 @@ public final class Worker implements AutoCloseable {
             heartbeat.requestBeat();
         }
         return published;
-    }
-
-    // ---- the fetch loop and the processing slots --------------------------------------------------------
-
-    private void fetchLoop() {
-        try {
-            while (phase.get() == Phase.RUNNING) {
-                if (Thread.currentThread().isInterrupted()) {
-                    LOG.severe(() -> "worker " + workerId + ": fetch loop interrupted (executor shut down?); "
-                            + "no more jobs are taken");
-                    break;
-                }
-                if (!gateOpen()) {
-                    continue; // the gate is closed: asked again (the loop ends when the worker closes)
-                }
-                if (!slots.take()) {
-                    continue; // closed (the loop ends) or interrupted (logged above)
-                }
-                QueueStore.Fetch fetch;
-                try {
-                    fetch = store.moveToActive(newToken(), options.lockDurationMs());
-                    redisOutage.ended();
-                } catch (RuntimeException e) {
-                    slots.giveBack();
-                    scope.loopFailed(LOG, e, "fetching jobs (retried every " + ERROR_PAUSE_MS + " ms)");
-                    Waits.await(closing, ERROR_PAUSE_MS);
-                    continue;
-                }
-                if (fetch.job() != null) {
-                    runInNewSlot(fetch.job());
-                } else {
-                    slots.giveBack();
-                    awaitWork(fetch.nextDueInMs());
-                }
-            }
-        } finally {
-            try {
-                store.deleteKey(wakeKey);
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, e, () -> "worker " + workerId + ": could not delete its wake key " + wakeKey);
-            }
-        }
-    }
-
-    /**
-     * Blocks until a marker announces work, this worker is woken, or the next delayed job is due. Redis
-     * times out blocking commands only about {@code hz} times a second (every 100 ms by default), so Redis
-     * blocks until shortly before the due time and the last stretch is waited here, which keeps retries
-     * and delays on time; a job added during that stretch (at most {@value #REDIS_TIMEOUT_SLACK_MS} ms) waits
-     * for it to end.
-     */
-    private void awaitWork(long nextDueInMs) {
-        if (nextDueInMs >= 0 && nextDueInMs <= REDIS_TIMEOUT_SLACK_MS) {
-            Waits.await(closing, nextDueInMs);
-            return;
-        }
-        long timeoutMs = nextDueInMs < 0 ? MAX_BLOCK_MS : Math.min(nextDueInMs - REDIS_TIMEOUT_SLACK_MS, MAX_BLOCK_MS);
-        try {
-            String popped = store.awaitMarker(timeoutMs, wakeKey);
-            redisOutage.ended();
-            if (popped != null && !popped.equals(wakeKey) && phase.get() != Phase.RUNNING) {
-                store.restoreMarker(); // leave the wake-up for a worker that will act on it
-            }
-        } catch (RuntimeException e) {
-            scope.loopFailed(LOG, e, "waiting for jobs (retried every " + ERROR_PAUSE_MS + " ms)");
-            Waits.await(closing, ERROR_PAUSE_MS);
-        }
-    }
-
-    /** Asks the fetch gate, at most {@value #GATE_WAIT_MS} ms at a time so that close() is seen promptly. */
-    private boolean gateOpen() {
-        try {
-            if (fetchGate.awaitOpen(GATE_WAIT_MS)) {
-                return true;
-            }
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, e, () -> "worker " + workerId + ": the fetch gate failed; fetching anyway");
-            return true;
-        }
-        return false;
-    }
-
-    /** Hands a job the fetch loop fetched (holding a slot) to a new slot task. */
-    private void runInNewSlot(QueueStore.FetchedJob fetched) {
-        RunningJob first = track(fetched);
-        try {
-            executor.execute(() -> runSlot(first));
-        } catch (RejectedExecutionException e) {
-            lockRenewal.untrack(first);
-            slots.giveBack();
-            LOG.log(Level.SEVERE, e, () -> "worker " + workerId + ": executor refused job " + first.id()
-                    + "; it is left to the stalled check");
-            Waits.await(closing, ERROR_PAUSE_MS);
-        }
-    }
-
-    /** One processing slot: runs a job, then each job fetched together with the previous outcome. */
-    private void runSlot(RunningJob first) {
-        try {
-            RunningJob next = first;
-            while (next != null) {
-                next = processOne(next);
-            }
-        } finally {
-            slots.giveBack();
-        }
-    }
-
-    /** Runs one execution and records its outcome; returns the next job fetched in the same round trip. */
-    private RunningJob processOne(RunningJob job) {
-        Throwable error = null;
-        try {
-            processor.process(job);
-        } catch (Exception | Error e) {
-            error = e;
-        }
-        lockRenewal.untrack(job); // the finishing script releases the lock
-        if (error instanceof JobDeferredException deferred) {
-            defer(job, deferred);
-            return null; // the slot goes back: the fetch loop asks the fetch gate before it takes more work
-        }
-        String nextToken = phase.get() == Phase.RUNNING ? newToken() : null;
-        QueueStore.Finish finish;
-        String reason = null;
-        try {
-            if (error == null) {
-                finish = completer.complete(job.fetched(), job.progressOnCompletion(), nextToken);
-            } else {
-                boolean unrecoverable = error instanceof UnrecoverableJobException;
-                reason = reasonOf(error);
-                long retryDelayMs = unrecoverable ? 0 : job.fetched().backoff().delayMs(job.attemptsMade() + 1);
-                finish = store.fail(job.fetched(), reason, unrecoverable, retryDelayMs, nextToken,
-                        options.lockDurationMs());
-            }
-        } catch (RuntimeException e) {
-            LOG.log(Level.SEVERE, e, () -> "worker " + workerId + ": could not record the outcome of job " + job.id()
-                    + "; it is left to the stalled check");
-            return null;
-        }
-        if (finish.lockLost()) {
-            String outcome = error == null ? "completed" : reason;
-            LOG.warning(() -> "worker " + workerId + ": lock of job " + job.id() + " was lost; its outcome ("
-                    + outcome + ") is dropped and the job is left to the stalled check");
-        } else if (error == null) {
-            int progress = job.progressOnCompletion();
-            if (progress >= 0) {
-                listeners.emit(l -> l.progress(job.id(), progress));
-            }
-            listeners.emit(l -> l.completed(job.id(), job.attemptsMade() + 1));
-        } else {
-            String why = reason;
-            LOG.log(Level.WARNING, error, () -> "worker " + workerId + ": job " + job.id() + " failed (attemptsMade "
-                    + finish.attemptsMade() + ", exhausted " + finish.exhausted() + "): " + why);
-            listeners.emit(l -> l.failed(job.id(), finish.attemptsMade(), finish.exhausted(), why));
-        }
-        return finish.next() == null ? null : track(finish.next());
-    }
-
-    /** Issue 28: back to delayed under the lock, no attempt counted; a lost lock leaves it to the stalled check. */
-    private void defer(RunningJob job, JobDeferredException deferred) {
-        String reason = reasonOf(deferred);
-        boolean moved;
-        try {
-            moved = store.defer(job.fetched(), deferred.delayMs(), reason);
-        } catch (RuntimeException e) {
-            LOG.log(Level.FINE, e, () -> "worker " + workerId + ": could not defer job " + job.id()
-                    + "; it is left to the stalled check");
-            return;
-        }
-        if (!moved) {
-            LOG.warning(() -> "worker " + workerId + ": lock of job " + job.id() + " was lost; its deferral is dropped"
-                    + " and the job is left to the stalled check");
-            return;
-        }
-        listeners.emit(l -> l.deferred(job.id(), deferred.delayMs(), reason));
-    }
-
-    private RunningJob track(QueueStore.FetchedJob fetched) {
-        RunningJob job = new RunningJob(fetched, workerId, store, listeners);
-        lockRenewal.track(job);
-        return job;
-    }
-
-    /** The failed reason stored in Redis: the message, never a stack trace. */
-    private static String reasonOf(Throwable error) {
-        String message = error.getMessage();
-        return message == null || message.isBlank() ? error.getClass().getName() : message;
     }
 
     private String newToken() {

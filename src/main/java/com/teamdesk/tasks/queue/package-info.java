@@ -8,9 +8,11 @@
  * every transition checks, lock renewal and the stalled check (R6), worker heartbeats and graceful close
  * (R22), and local worker events for listeners that must never break the worker (R21).
  *
- * <p>The worker's parts: {@code SlotPool} (free processing slots), {@code LockRenewal}, {@code Housekeeping}
+ * <p>The worker's parts: {@code FetchLoop}, {@code ProcessingSlots} (run a job, record its outcome),
+ * {@code SlotPool} (free processing slots), {@code LockRenewal}, {@code Housekeeping}
  * (stalled check and retention trim), {@code Heartbeat}, {@code WorkerListeners} and {@code RunningJob} (one
- * execution as the processor sees it); {@code QueueStore} calls the scripts; {@code Completer} combines the
+ * execution as the processor sees it); {@code QueueStore} calls the worker's scripts, {@code QueueRecords}
+ * the producer's and the operator's, {@code QueueReplies} decodes their replies; {@code Completer} combines the
  * slots' completions by flat combining ({@link com.teamdesk.tasks.queue.FlatCombiner}, which the task ledger
  * uses for its claims and export completions too). The queue <em>fetches</em> a job
  * (and locks it); "claim" is the task ledger's word (R7), not the queue's.

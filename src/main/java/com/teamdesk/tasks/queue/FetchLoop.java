@@ -1,0 +1,132 @@
+package com.teamdesk.tasks.queue;
+
+import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * A {@link Worker}'s fetch loop: while the worker runs, asks the {@link FetchGate}, takes a free slot, fetches
+ * one job (locked for a fresh token) and hands it to the {@link ProcessingSlots}; when nothing is due it blocks
+ * in {@code BZPOPMIN} on the queue's marker (no polling), at most until the next delayed job is due and at most
+ * {@value Worker#MAX_BLOCK_MS} ms. Deletes the worker's wake key when it ends. Logs under the {@code Worker}
+ * logger, as before the split.
+ */
+final class FetchLoop implements Runnable {
+
+    private static final Logger LOG = Logger.getLogger(Worker.class.getName());
+    /** Longest single wait of the fetch loop at a closed {@link FetchGate}, in ms. */
+    private static final long GATE_WAIT_MS = 1_000;
+
+    private final WorkerScope scope;
+    private final SlotPool slots;
+    private final ProcessingSlots processing;
+    private final CountDownLatch closing;
+    private final String wakeKey;
+    private final BooleanSupplier running;
+    private final Supplier<String> newToken;
+    private volatile FetchGate gate = maxWaitMs -> true;
+
+    /**
+     * @param closing  released when the worker begins to close (ends the loop's waits)
+     * @param wakeKey  the key whose marker wakes this loop
+     * @param running  whether the worker still runs
+     * @param newToken a fresh lock token per fetch
+     */
+    FetchLoop(WorkerScope scope, SlotPool slots, ProcessingSlots processing, CountDownLatch closing, String wakeKey,
+              BooleanSupplier running, Supplier<String> newToken) {
+        this.scope = Objects.requireNonNull(scope, "scope");
+        this.slots = Objects.requireNonNull(slots, "slots");
+        this.processing = Objects.requireNonNull(processing, "processing");
+        this.closing = Objects.requireNonNull(closing, "closing");
+        this.wakeKey = Objects.requireNonNull(wakeKey, "wakeKey");
+        this.running = Objects.requireNonNull(running, "running");
+        this.newToken = Objects.requireNonNull(newToken, "newToken");
+    }
+
+    /** @see Worker#setFetchGate(FetchGate) */
+    void setGate(FetchGate gate) {
+        this.gate = Objects.requireNonNull(gate, "gate");
+    }
+
+    @Override
+    public void run() {
+        try {
+            while (running.getAsBoolean()) {
+                if (Thread.currentThread().isInterrupted()) {
+                    LOG.severe(() -> "worker " + scope.workerId() + ": fetch loop interrupted (executor shut down?); "
+                            + "no more jobs are taken");
+                    break;
+                }
+                if (!gateOpen()) {
+                    continue; // the gate is closed: asked again (the loop ends when the worker closes)
+                }
+                if (!slots.take()) {
+                    continue; // closed (the loop ends) or interrupted (logged above)
+                }
+                QueueStore.Fetch fetch;
+                try {
+                    fetch = scope.store().moveToActive(newToken.get(), scope.options().lockDurationMs());
+                    scope.redisOutage().ended();
+                } catch (RuntimeException e) {
+                    slots.giveBack();
+                    scope.loopFailed(LOG, e, "fetching jobs (retried every " + Worker.ERROR_PAUSE_MS + " ms)");
+                    Waits.await(closing, Worker.ERROR_PAUSE_MS);
+                    continue;
+                }
+                if (fetch.job() != null) {
+                    processing.runInNewSlot(fetch.job());
+                } else {
+                    slots.giveBack();
+                    awaitWork(fetch.nextDueInMs());
+                }
+            }
+        } finally {
+            try {
+                scope.store().deleteKey(wakeKey);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, e, () -> "worker " + scope.workerId() + ": could not delete its wake key " + wakeKey);
+            }
+        }
+    }
+
+    /**
+     * Blocks until a marker announces work, this worker is woken, or the next delayed job is due. Redis
+     * times out blocking commands only about {@code hz} times a second (every 100 ms by default), so Redis
+     * blocks until shortly before the due time and the last stretch is waited here, which keeps retries
+     * and delays on time; a job added during that stretch (at most {@value Worker#REDIS_TIMEOUT_SLACK_MS} ms) waits
+     * for it to end.
+     */
+    private void awaitWork(long nextDueInMs) {
+        if (nextDueInMs >= 0 && nextDueInMs <= Worker.REDIS_TIMEOUT_SLACK_MS) {
+            Waits.await(closing, nextDueInMs);
+            return;
+        }
+        long timeoutMs = nextDueInMs < 0 ? Worker.MAX_BLOCK_MS : Math.min(nextDueInMs - Worker.REDIS_TIMEOUT_SLACK_MS, Worker.MAX_BLOCK_MS);
+        try {
+            String popped = scope.store().awaitMarker(timeoutMs, wakeKey);
+            scope.redisOutage().ended();
+            if (popped != null && !popped.equals(wakeKey) && !running.getAsBoolean()) {
+                scope.store().restoreMarker(); // leave the wake-up for a worker that will act on it
+            }
+        } catch (RuntimeException e) {
+            scope.loopFailed(LOG, e, "waiting for jobs (retried every " + Worker.ERROR_PAUSE_MS + " ms)");
+            Waits.await(closing, Worker.ERROR_PAUSE_MS);
+        }
+    }
+
+    /** Asks the fetch gate, at most {@value #GATE_WAIT_MS} ms at a time so that close() is seen promptly. */
+    private boolean gateOpen() {
+        try {
+            if (gate.awaitOpen(GATE_WAIT_MS)) {
+                return true;
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, e, () -> "worker " + scope.workerId() + ": the fetch gate failed; fetching anyway");
+            return true;
+        }
+        return false;
+    }
+}
