@@ -21,14 +21,10 @@ import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
  * Application service of tasks: what members ask for through the API. Authorization is enforced
@@ -37,18 +33,14 @@ import java.util.logging.Logger;
  * its row committed (R18), and the timer sweep picks it up if that dispatch fails.
  *
  * <p>Visibility: OWNER and STAFF see every task of the team; a CUSTOMER sees only tasks they own.
- * A task the caller may not see answers 404.
+ * A task the caller may not see answers 404. Retry and cancel are {@link TaskRuns}.
  */
 @ApplicationScoped
 public class TaskService {
-    private static final Logger LOG = Logger.getLogger(TaskService.class.getName());
-    /** {@code lastError} of a task a member cancelled (R23). */
-    public static final String CANCELLED_MESSAGE = "Cancelled by a member of the team.";
     /** How far ahead a task may be scheduled (R24). */
     static final Duration MAX_SCHEDULE_AHEAD = Duration.ofDays(366);
-    private static final int ACCEPTED = 202;
-    private static final int OK = 200;
-    private static final Set<TaskStatus> RETRYABLE = EnumSet.of(TaskStatus.FAILED, TaskStatus.CANCELLED);
+    /** The status of an accepted create or retry. */
+    static final int ACCEPTED = 202;
 
     @Inject
     JdbcTaskLedger ledger;
@@ -112,11 +104,9 @@ public class TaskService {
     public Submitted create(UUID callerId, UUID teamId, NewTaskRequest req, IdempotentRequest idem) {
         Role role = access.requireMember(teamId, callerId);
         Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
-        if (idem != null) {
-            Optional<IdempotencyKeys.Stored> earlier = keys.find(idem, now);
-            if (earlier.isPresent()) {
-                return replay(earlier.get());
-            }
+        Optional<Submitted> seen = replayed(keys, ledger, idem, now);
+        if (seen.isPresent()) {
+            return seen.get();
         }
         if (req == null) {
             throw new InvalidInputException("task.invalid", "A JSON body is required.");
@@ -183,7 +173,21 @@ public class TaskService {
     }
 
     private Submitted replay(IdempotencyKeys.Stored stored) {
+        return replay(ledger, stored);
+    }
+
+    /** R25: the answer to a replayed request, the task as it is now with the original status. */
+    static Submitted replay(JdbcTaskLedger ledger, IdempotencyKeys.Stored stored) {
         return new Submitted(ledger.find(stored.taskId()).orElseThrow(TaskService::taskNotFound), stored.status(), true);
+    }
+
+    /** R25: the replayed answer when {@code idem} names a request already answered, else empty. */
+    static Optional<Submitted> replayed(IdempotencyKeys keys, JdbcTaskLedger ledger, IdempotentRequest idem,
+                                        Instant now) {
+        if (idem == null) {
+            return Optional.empty();
+        }
+        return keys.find(idem, now).map(stored -> replay(ledger, stored));
     }
 
     /**
@@ -225,136 +229,6 @@ public class TaskService {
     }
 
     /**
-     * R15/R16 manual retry: a new run {@code run + 1} of a FAILED or CANCELLED task (R23), dispatched
-     * at once. Answers "accepted", not "file ready".
-     *
-     * @return the task as it is after the retry (WAITING, new run, every reset of R16)
-     * @throws NotFoundException  not visible to the caller
-     * @throws ForbiddenException ({@code task.permission_lost}) the owner left the team, or a
-     *                            TEAM-scope task's owner is no longer staff: retry never restores a
-     *                            lost permission
-     * @throws ConflictException  ({@code task.not_failed}) the task is neither FAILED nor CANCELLED
-     */
-    public BackgroundTask retry(UUID callerId, UUID taskId) {
-        return retry(callerId, taskId, null).task();
-    }
-
-    /**
-     * {@link #retry(UUID, UUID)} with an optional {@code Idempotency-Key} (R25), recorded in the
-     * retry's transaction: a replay answers the task as it is now with the original 202 and starts
-     * no second run.
-     */
-    public Submitted retry(UUID callerId, UUID taskId, IdempotentRequest idem) {
-        Instant now = clock.instant();
-        BackgroundTask task = visible(callerId, taskId).task();
-        if (idem != null) {
-            Optional<IdempotencyKeys.Stored> earlier = keys.find(idem, now);
-            if (earlier.isPresent()) {
-                return replay(earlier.get());
-            }
-        }
-        Role ownerRole = access.roleOf(task.teamId(), task.ownerId()).orElse(null);
-        if (ownerRole == null || (task.scope() == TaskScope.TEAM && !ownerRole.isStaff())) {
-            throw new ForbiddenException("task.permission_lost",
-                    "The task's owner no longer has permission for its scope; create a new task instead.");
-        }
-        if (!RETRYABLE.contains(task.status())) {
-            throw notFailed(task);
-        }
-        Optional<IdempotencyKeys.Stored> raced = transactions.inNewTransaction(TxSite.REQUEST, () -> {
-            if (idem != null) {
-                Optional<IdempotencyKeys.Stored> earlier = keys.record(idem, taskId, ACCEPTED, now);
-                if (earlier.isPresent()) {
-                    return earlier;
-                }
-            }
-            ledger.retry(taskId, task.run(), now).orElseThrow(() -> notFailed(task));
-            return Optional.<IdempotencyKeys.Stored>empty();
-        });
-        if (raced.isPresent()) {
-            return replay(raced.get());
-        }
-        dispatchNow(taskId);
-        return new Submitted(ledger.find(taskId).orElseThrow(), ACCEPTED, false);
-    }
-
-    /**
-     * R23 cancel: ONE conditional UPDATE from WAITING (scheduled or not) or RUNNING to CANCELLED,
-     * lease cleared; then the run's queue job is removed if it is waiting or delayed. An active job
-     * is left to its execution, which finds its lease gone at its next lease-checked write (R8) and
-     * returns quietly (R9). Allowed to whoever may see the task: its owner, and STAFF/OWNER of its
-     * team (a customer sees only their own tasks).
-     *
-     * @param idem optional {@code Idempotency-Key} (R25), recorded in the cancel's transaction
-     * @return the task as the cancel left it (200); a task already CANCELLED unchanged (idempotent)
-     * @throws NotFoundException ({@code task.not_found}) not visible to the caller
-     * @throws ConflictException ({@code task.not_cancellable}) the task is COMPLETED or FAILED
-     */
-    public Submitted cancel(UUID callerId, UUID taskId, IdempotentRequest idem) {
-        Instant now = clock.instant();
-        visible(callerId, taskId);
-        if (idem != null) {
-            Optional<IdempotencyKeys.Stored> earlier = keys.find(idem, now);
-            if (earlier.isPresent()) {
-                return replay(earlier.get());
-            }
-        }
-        Optional<BackgroundTask> cancelled = transactions.inNewTransaction(TxSite.REQUEST, () -> {
-            if (idem != null) {
-                Optional<IdempotencyKeys.Stored> earlier = keys.record(idem, taskId, OK, now);
-                if (earlier.isPresent()) {
-                    return Optional.<BackgroundTask>empty();
-                }
-            }
-            Optional<BackgroundTask> row = ledger.cancel(taskId, callerId, CANCELLED_MESSAGE, now);
-            if (row.isEmpty()) {
-                BackgroundTask current = ledger.find(taskId).orElseThrow(TaskService::taskNotFound);
-                if (current.status() != TaskStatus.CANCELLED) {
-                    throw new ConflictException("task.not_cancellable",
-                            "Only a WAITING or RUNNING task can be cancelled; this one is " + current.status() + ".");
-                }
-            }
-            return row;
-        });
-        if (cancelled.isPresent()) {
-            BackgroundTask t = cancelled.get();
-            LOG.info(() -> "task.cancelled " + t.jobId() + " by " + callerId);
-            metrics.cancelled(t.kind());
-            dispatcher.removeQueued(TaskJobId.of(t.id(), t.run()));
-            return new Submitted(t, OK, false);
-        }
-        if (idem != null) {
-            Optional<IdempotencyKeys.Stored> earlier = keys.find(idem, clock.instant());
-            if (earlier.isPresent()) {
-                return replay(earlier.get());
-            }
-        }
-        return new Submitted(ledger.find(taskId).orElseThrow(TaskService::taskNotFound), OK, false);
-    }
-
-    /**
-     * R15/R16 retry by an operator (issue 14, bulk retry): as a member's retry, without the caller's
-     * team check, and never restoring a lost permission of the owner.
-     *
-     * @return empty when retried; else why not ({@code permission_lost}, {@code not_failed})
-     */
-    public Optional<String> retryByOperator(UUID taskId) {
-        BackgroundTask task = ledger.find(taskId).orElse(null);
-        if (task == null || task.status() != TaskStatus.FAILED) {
-            return Optional.of("not_failed");
-        }
-        Role ownerRole = access.roleOf(task.teamId(), task.ownerId()).orElse(null);
-        if (ownerRole == null || (task.scope() == TaskScope.TEAM && !ownerRole.isStaff())) {
-            return Optional.of("permission_lost");
-        }
-        if (ledger.retry(taskId, task.run(), clock.instant()).isEmpty()) {
-            return Optional.of("not_failed");
-        }
-        dispatchNow(taskId);
-        return Optional.empty();
-    }
-
-    /**
      * The file of a completed task, from its kind ({@link TaskKindHandler#result}; the export's CSV, R13).
      *
      * @throws NotFoundException not visible to the caller
@@ -378,21 +252,8 @@ public class TaskService {
         return new Visible(task, role);
     }
 
-    private void dispatchNow(UUID taskId) {
-        try {
-            transactions.inNewTransaction(TxSite.REQUEST, () -> dispatcher.dispatchNow(taskId));
-        } catch (RuntimeException e) {
-            // The row is committed WAITING and undispatched: the dispatch timer picks it up (R18).
-            LOG.log(Level.WARNING, "task.dispatch deferred to the sweep for " + taskId + ": " + e);
-        }
-    }
-
-    private static NotFoundException taskNotFound() {
+    static NotFoundException taskNotFound() {
         return new NotFoundException("task.not_found", "No such task among your teams' tasks.");
     }
 
-    private static ConflictException notFailed(BackgroundTask task) {
-        return new ConflictException("task.not_failed",
-                "Only a FAILED or CANCELLED task can be retried; this one is " + task.status() + ".");
-    }
 }

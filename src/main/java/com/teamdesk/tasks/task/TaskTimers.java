@@ -51,7 +51,11 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * before the next batch starts (a sweep over 5 000 rows never holds their locks for its whole
  * length). A failing batch is logged and ends that tick; the timeout itself returns normally, so the
  * container never counts a failed delivery and never expunges the timer (Payara does after two).
- * A sweep handles at most {@link #MAX_BATCHES} batches per tick and leaves the rest to the next.
+ * What each sweep does is {@link SweepWork}: at most {@link SweepWork#MAX_BATCHES} batches per tick, the rest left
+ * to the next.
+ *
+ * <p>About 300 lines: the bean is the timers' one EJB (each {@code @Schedule} is a method of it, and the
+ * run-now and probe timeouts share its {@code TimerService}); the sweeps' work is {@link SweepWork}.
  */
 @Singleton
 @Startup
@@ -64,23 +68,11 @@ public class TaskTimers {
     @Inject
     TimerReports reports;
 
-    /** Upper bound of batches one sweep handles in one tick. */
-    static final int MAX_BATCHES = 100;
-
     @Inject
-    TaskDispatcher dispatcher;
-
-    @Inject
-    TaskRecovery recovery;
-
-    @Inject
-    IdempotencyKeys idempotencyKeys;
+    SweepWork work;
 
     @Inject
     Transactions transactions;
-
-    @Inject
-    LedgerRetention retention;
 
     @Resource
     TimerService timerService;
@@ -100,10 +92,6 @@ public class TaskTimers {
     @Inject
     @ConfigProperty(name = "teamdesk.timers.enabled", defaultValue = "true")
     boolean enabled;
-
-    @Inject
-    @ConfigProperty(name = "teamdesk.dispatch.batch-size", defaultValue = "200")
-    int batchSize;
 
     private final Sweep dispatching = new Sweep("dispatch", "every 5 s");
     private final Sweep recovering = new Sweep("recovery", "every 15 s");
@@ -125,26 +113,6 @@ public class TaskTimers {
             boolean paused) {
     }
 
-    /** Mutable state of one sweep; {@code running} keeps two ticks of it from overlapping. */
-    private static final class Sweep {
-        final String name;
-        final String schedule;
-        final AtomicBoolean running = new AtomicBoolean();
-        volatile long skipped;
-        volatile long runs;
-        volatile long failures;
-        volatile long consecutiveFailures;
-        volatile Instant lastStart;
-        volatile Instant lastEnd;
-        volatile String lastOutcome;
-        volatile int lastHandled;
-
-        Sweep(String name, String schedule) {
-            this.name = name;
-            this.schedule = schedule;
-        }
-    }
-
     /** Schedules the enlistment probe: one empty transaction on a timer thread, right after startup. */
     @PostConstruct
     void scheduleProbe() {
@@ -164,7 +132,7 @@ public class TaskTimers {
             CompletableFuture<SweepStatus> done = runNow.remove(parts[2]);
             try {
                 Sweep sweep = sweepNamed(parts[1]);
-                boolean ran = sweep(sweep.name, sweep, body(sweep), true);
+                boolean ran = sweep(sweep.name, sweep, work.body(sweep.name), true);
                 if (done != null) {
                     done.complete(ran ? status(sweep.name) : null);
                 }
@@ -184,35 +152,20 @@ public class TaskTimers {
 
     @Schedule(second = "*/5", minute = "*", hour = "*", persistent = false, info = "dispatch (R18)")
     void dispatch() {
-        sweep("dispatch", dispatching, body(dispatching), false);
+        sweep("dispatch", dispatching, work.body(dispatching.name), false);
     }
 
     @Schedule(second = "*/15", minute = "*", hour = "*", persistent = false, info = "recovery (R19 stall recovery, R20 reconciliation)")
     void recover() {
-        sweep("recovery", recovering, body(recovering), false);
+        sweep("recovery", recovering, work.body(recovering.name), false);
     }
 
     @Schedule(second = "30", minute = "*", hour = "*", persistent = false, info = "purge (R13 expired CSVs)")
     void purge() {
-        sweep("purge", purging, body(purging), false);
+        sweep("purge", purging, work.body(purging.name), false);
     }
 
     private static final String RUN_NOW = "run-now ";
-
-    private IntSupplier body(Sweep sweep) {
-        return switch (sweep.name) {
-            case "dispatch" -> () -> batches(() -> dispatcher.dispatchDue(batchSize));
-            case "recovery" -> () -> {
-                int recovered = batches(() -> recovery.recoverStalled(batchSize).size());
-                metrics.recovered(recovered);
-                return recovered + batches(() -> recovery.reconcile(batchSize))
-                        + batches(() -> recovery.reconcileCancelled(batchSize));
-            };
-            case "idempotency" -> () -> batches(() -> idempotencyKeys.purgeExpired(clock.instant(), batchSize));
-            case "retention" -> this::retain;
-            default -> () -> batches(() -> recovery.purgeExpiredResults(batchSize));
-        };
-    }
 
     private Sweep sweepNamed(String name) {
         for (Sweep s : List.of(dispatching, recovering, purging, keyPurging, retaining)) {
@@ -258,56 +211,12 @@ public class TaskTimers {
 
     @Schedule(second = "45", minute = "*", hour = "*", persistent = false, info = "idempotency (R25 expired keys)")
     void purgeIdempotencyKeys() {
-        sweep("idempotency", keyPurging, body(keyPurging), false);
+        sweep("idempotency", keyPurging, work.body(keyPurging.name), false);
     }
 
     @Schedule(second = "50", minute = "*/10", hour = "*", persistent = false, info = "retention (R29 old finished tasks)")
     void retainLedger() {
-        sweep("retention", retaining, body(retaining), false);
-    }
-
-    /**
-     * R29: deletes old finished rows, one transaction per batch of {@code teamdesk.retention.batch-size}
-     * (at most {@link #MAX_BATCHES} batches a tick); logs rows and batches when it deleted any.
-     *
-     * @return rows deleted
-     */
-    private int retain() {
-        int size = retention.batchSize();
-        int total = 0;
-        int batches = 0;
-        for (int i = 0; i < MAX_BATCHES; i++) {
-            int n = transactions.inNewTransaction(TxSite.TIMER, () -> retention.deleteBatch(clock.instant()));
-            batches++;
-            total += n;
-            if (n < size) {
-                break;
-            }
-        }
-        if (total > 0) {
-            int rows = total;
-            int count = batches;
-            LOG.info(() -> "task.retention deleted " + rows + " finished task(s) in " + count + " batch(es)");
-        }
-        return total;
-    }
-
-    /**
-     * Runs {@code batch} in its own transaction until it handles fewer than a full batch (or
-     * {@link #MAX_BATCHES} ran); each batch commits before the next begins.
-     *
-     * @return rows handled in all batches
-     */
-    private int batches(IntSupplier batch) {
-        int total = 0;
-        for (int i = 0; i < MAX_BATCHES; i++) {
-            int n = transactions.inNewTransaction(TxSite.TIMER, batch::getAsInt);
-            total += n;
-            if (n < batchSize) {
-                break;
-            }
-        }
-        return total;
+        sweep("retention", retaining, work.body(retaining.name), false);
     }
 
     /** @return the status of the dispatch, recovery, purge and idempotency sweeps on this instance, with their next timeouts */

@@ -3,6 +3,7 @@ package com.teamdesk.tasks.web;
 import com.teamdesk.tasks.task.IdempotentRequest;
 import com.teamdesk.tasks.task.Submitted;
 import com.teamdesk.tasks.task.TaskResult;
+import com.teamdesk.tasks.task.TaskRuns;
 import com.teamdesk.tasks.task.TaskService;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
@@ -33,6 +34,9 @@ public class TaskResource {
 
     @Inject
     TaskService tasks;
+
+    @Inject
+    TaskRuns runs;
 
     @Inject
     CurrentUser user;
@@ -75,7 +79,7 @@ public class TaskResource {
     @Operation(summary = "Retry a FAILED or CANCELLED task as a new run (202; 409 task.not_failed otherwise)")
     public Response retry(@PathParam("taskId") String taskId) {
         UUID id = id(taskId);
-        return answer(tasks.retry(user.id(), id, idempotency("tasks/" + id + "/retry")), links);
+        return answer(runs.retry(user.id(), id, idempotency("tasks/" + id + "/retry")), links);
     }
 
     /**
@@ -87,7 +91,7 @@ public class TaskResource {
     @Operation(summary = "Cancel a WAITING or RUNNING task (200; 409 task.not_cancellable when COMPLETED or FAILED)")
     public Response cancel(@PathParam("taskId") String taskId) {
         UUID id = id(taskId);
-        return answer(tasks.cancel(user.id(), id, idempotency("tasks/" + id + "/cancel")), links);
+        return answer(runs.cancel(user.id(), id, idempotency("tasks/" + id + "/cancel")), links);
     }
 
     /**

@@ -11,7 +11,7 @@ import com.teamdesk.tasks.platform.RedisResources;
 import com.teamdesk.tasks.queue.JobState;
 import com.teamdesk.tasks.queue.WorkerInfo;
 import com.teamdesk.tasks.task.TaskKind;
-import com.teamdesk.tasks.task.TaskService;
+import com.teamdesk.tasks.task.TaskRuns;
 import com.teamdesk.tasks.task.TaskStatus;
 import com.teamdesk.tasks.task.TaskTimers;
 import com.teamdesk.tasks.task.TaskTimers.SweepStatus;
@@ -78,7 +78,7 @@ public class AdminService {
     TimerPauses pauses;
 
     @Inject
-    TaskService tasks;
+    TaskRuns runs;
 
     @Inject
     Clock clock;
@@ -229,7 +229,7 @@ public class AdminService {
         List<UUID> retried = new ArrayList<>();
         List<Skipped> skipped = new ArrayList<>();
         for (UUID id : admin.failedMatching(f, n)) {
-            Optional<String> refused = tasks.retryByOperator(id);
+            Optional<String> refused = runs.retryByOperator(id);
             if (refused.isPresent()) {
                 skipped.add(new Skipped(id, refused.get()));
             } else {

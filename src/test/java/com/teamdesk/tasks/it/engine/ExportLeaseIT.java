@@ -21,6 +21,7 @@ import com.teamdesk.tasks.task.export.ExportResultStore;
 import com.teamdesk.tasks.task.PausePoint;
 import com.teamdesk.tasks.task.TaskProcessor;
 import com.teamdesk.tasks.task.TaskRejected;
+import com.teamdesk.tasks.task.TaskRuns;
 import com.teamdesk.tasks.task.TaskService;
 import com.teamdesk.tasks.task.TaskStatus;
 import jakarta.inject.Inject;
@@ -69,6 +70,9 @@ class ExportLeaseIT {
     TaskProcessor processor;
     @Inject
     TaskService tasks;
+
+    @Inject
+    TaskRuns runs;
     @Inject
     JdbcTaskLedger ledger;
 
@@ -176,7 +180,7 @@ class ExportLeaseIT {
                 assertEquals("Failed after 3 attempts because of an internal error.", t.lastError());
             }
         }
-        BackgroundTask retried = tasks.retry(team.staff(), task);
+        BackgroundTask retried = runs.retry(team.staff(), task);
         assertEquals(1, retried.run());
         assertEquals(TaskStatus.WAITING, retried.status());
         join(execute(job(task, 1, 0)));
@@ -193,7 +197,7 @@ class ExportLeaseIT {
         assertEquals(TaskStatus.FAILED, failed.status());
         assertEquals(TaskRejected.Reason.INVALID_FILTERS.message(), failed.lastError());
 
-        BackgroundTask r = tasks.retry(team.owner(), task);
+        BackgroundTask r = runs.retry(team.owner(), task);
         assertEquals(1, r.run());
         assertEquals(TaskStatus.WAITING, r.status());
         assertEquals(0, r.progress());
@@ -218,23 +222,23 @@ class ExportLeaseIT {
     void retryRefusals() throws Exception {
         export(team.staff(), "TEAM");
         assertEquals("task.not_failed",
-                assertThrows(ConflictException.class, () -> tasks.retry(team.staff(), task)).code(), "WAITING");
+                assertThrows(ConflictException.class, () -> runs.retry(team.staff(), task)).code(), "WAITING");
         join(execute(job(task, 0, 0)));
         assertEquals("task.not_failed",
-                assertThrows(ConflictException.class, () -> tasks.retry(team.staff(), task)).code(), "COMPLETED");
+                assertThrows(ConflictException.class, () -> runs.retry(team.staff(), task)).code(), "COMPLETED");
 
         UUID failedTeamExport = export(team.staff(), "TEAM");
         fx.exec("UPDATE background_task SET status = 'FAILED', last_error = 'x' WHERE id = ?", failedTeamExport);
-        assertThrows(NotFoundException.class, () -> tasks.retry(team.outsider(), failedTeamExport), "non-member");
-        assertThrows(NotFoundException.class, () -> tasks.retry(team.customer(), failedTeamExport),
+        assertThrows(NotFoundException.class, () -> runs.retry(team.outsider(), failedTeamExport), "non-member");
+        assertThrows(NotFoundException.class, () -> runs.retry(team.customer(), failedTeamExport),
                 "a customer cannot see another member's task");
         fx.setRole(team.id(), team.staff(), "CUSTOMER");
         assertEquals("task.permission_lost",
-                assertThrows(ForbiddenException.class, () -> tasks.retry(team.owner(), failedTeamExport)).code(),
+                assertThrows(ForbiddenException.class, () -> runs.retry(team.owner(), failedTeamExport)).code(),
                 "TEAM export whose creator is now a CUSTOMER");
         assertEquals(TaskStatus.FAILED, ledger.find(failedTeamExport).orElseThrow().status(), "refusal changed nothing");
         fx.setRole(team.id(), team.staff(), "STAFF");
-        assertEquals(1, tasks.retry(team.owner(), failedTeamExport).run(), "staff again: retry accepted");
+        assertEquals(1, runs.retry(team.owner(), failedTeamExport).run(), "staff again: retry accepted");
     }
 
     @Test
@@ -245,7 +249,7 @@ class ExportLeaseIT {
         assertEquals(TaskStatus.FAILED, row().status());
         assertEquals(TaskRejected.Reason.TOO_LARGE.message(), row().lastError());
         assertEquals(1, row().attempts(), "rejected at once, no retry");
-        tasks.retry(team.staff(), task);
+        runs.retry(team.staff(), task);
         assertInstanceOf(UnrecoverableJobException.class, failure(execute(job(task, 1, 0))));
         assertEquals(TaskStatus.FAILED, row().status());
         assertEquals(1, row().run());
@@ -258,7 +262,7 @@ class ExportLeaseIT {
         fx.setRole(team.id(), team.staff(), "CUSTOMER");
         assertInstanceOf(UnrecoverableJobException.class, failure(execute(job(task, 0, 0))));
         assertEquals(TaskRejected.Reason.PERMISSION_LOST.message(), row().lastError());
-        assertThrows(ForbiddenException.class, () -> tasks.retry(team.staff(), task));
+        assertThrows(ForbiddenException.class, () -> runs.retry(team.staff(), task));
         assertEquals(0, row().run());
     }
 

@@ -22,6 +22,7 @@ import com.teamdesk.tasks.task.BackgroundTask;
 import com.teamdesk.tasks.task.JdbcTaskLedger;
 import com.teamdesk.tasks.task.PausePoint;
 import com.teamdesk.tasks.task.TaskJobId;
+import com.teamdesk.tasks.task.TaskRuns;
 import com.teamdesk.tasks.task.TaskService;
 import com.teamdesk.tasks.task.TaskStatus;
 import com.teamdesk.tasks.task.reminder.TicketReminderCancellation;
@@ -87,6 +88,9 @@ class TaskLifecycleIT {
     GatedPausePoints gates;
     @Inject
     TaskService tasks;
+
+    @Inject
+    TaskRuns runs;
     @Inject
     JdbcTaskLedger ledger;
     @Inject
@@ -133,10 +137,10 @@ class TaskLifecycleIT {
         String jobId = TaskJobId.of(waiting, 0).toString();
         assertEquals(JobState.WAITING, queue.getJob(jobId).orElseThrow().state(), "queued behind the paused export");
 
-        BackgroundTask cancelled = tasks.cancel(team.staff(), waiting, null).task();
+        BackgroundTask cancelled = runs.cancel(team.staff(), waiting, null).task();
         assertEquals(TaskStatus.CANCELLED, cancelled.status());
         assertEquals(team.staff(), cancelled.cancelledBy());
-        assertEquals(TaskService.CANCELLED_MESSAGE, cancelled.lastError());
+        assertEquals(TaskRuns.CANCELLED_MESSAGE, cancelled.lastError());
         assertTrue(queue.getJob(jobId).isEmpty(), "the waiting queue job was removed");
 
         blockerHeld.release();
@@ -146,8 +150,8 @@ class TaskLifecycleIT {
         assertEquals(0, row(waiting).attempts());
 
         // Idempotent: cancelling again answers the same row; retrying it is a new run (R15 extended).
-        assertEquals(cancelled, tasks.cancel(team.owner(), waiting, null).task());
-        BackgroundTask retried = tasks.retry(team.staff(), waiting);
+        assertEquals(cancelled, runs.cancel(team.owner(), waiting, null).task());
+        BackgroundTask retried = runs.retry(team.staff(), waiting);
         assertEquals(1, retried.run());
         assertNull(retried.cancelledAt());
         awaitStatus(waiting, TaskStatus.COMPLETED);
@@ -159,7 +163,7 @@ class TaskLifecycleIT {
     void aCancelledScheduledTaskIsNeverDispatched() throws Exception {
         UUID task = createReminder(clock.instant().plus(Duration.ofHours(1)));
         assertNull(row(task).dispatchedAt(), "scheduled: not handed to the queue");
-        BackgroundTask cancelled = tasks.cancel(team.owner(), task, null).task();
+        BackgroundTask cancelled = runs.cancel(team.owner(), task, null).task();
         assertEquals(TaskStatus.CANCELLED, cancelled.status());
 
         TestClock.advance(Duration.ofHours(2));
@@ -180,7 +184,7 @@ class TaskLifecycleIT {
         var afterBatch = gates.gate(PausePoint.EXPORT_AFTER_BATCH_READ, ANY_TASK, 1);
         UUID task = createExport();
         afterBatch.awaitArrival();
-        BackgroundTask cancelled = tasks.cancel(team.staff(), task, null).task();
+        BackgroundTask cancelled = runs.cancel(team.staff(), task, null).task();
         assertEquals(TaskStatus.CANCELLED, cancelled.status());
         assertNull(cancelled.executionId(), "the lease is cleared");
         String jobId = TaskJobId.of(task, 0).toString();
@@ -215,7 +219,7 @@ class TaskLifecycleIT {
         var afterRead = gates.gate(PausePoint.REMINDER_AFTER_LEASE_READ, ANY_TASK, 1);
         UUID task = createReminder(null);
         afterRead.awaitArrival();
-        BackgroundTask cancelled = tasks.cancel(team.staff2(), task, null).task(); // any staff of the team may cancel
+        BackgroundTask cancelled = runs.cancel(team.staff2(), task, null).task(); // any staff of the team may cancel
         assertEquals(TaskStatus.CANCELLED, cancelled.status());
         afterRead.release();
         awaitJob(TaskJobId.of(task, 0).toString(), JobState.COMPLETED);
@@ -224,7 +228,7 @@ class TaskLifecycleIT {
         assertEquals(1, fx.ticketVersion(ticket));
         assertEquals(cancelled, row(task));
 
-        BackgroundTask retried = tasks.retry(team.staff(), task);
+        BackgroundTask retried = runs.retry(team.staff(), task);
         assertEquals(1, retried.run());
         awaitStatus(task, TaskStatus.COMPLETED);
         assertSingleReminder(task, 1);
