@@ -26,8 +26,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.logging.Logger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -84,20 +82,9 @@ class LifecycleIT {
     /** Grace period of the deadline test's server. */
     private static final Duration DEADLINE_GRACE = Duration.ofSeconds(8);
 
-    private static PrivateSchema data;
-
-    @BeforeAll
-    static void privateSchema() throws Exception {
-        data = PrivateSchema.create();
-        LOG.info(() -> "servers and test data in schema " + data.name());
-    }
-
-    @AfterAll
-    static void dropSchema() throws Exception {
-        if (data != null) {
-            data.drop();
-        }
-    }
+    /** This class's schema, created before its tests and dropped after them. */
+    @RegisterExtension
+    static final PrivateSchema data = PrivateSchema.perClass();
 
     /**
      * Heartbeat and SIGTERM drain (R22): the worker publishes a heartbeat that /health reports;

@@ -8,7 +8,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.UUID;
+import java.util.logging.Logger;
 import org.flywaydb.core.Flyway;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * A PostgreSQL schema of its own on the shared test database, for servers whose EJB timers run
@@ -17,18 +21,47 @@ import org.flywaydb.core.Flyway;
  * servers could take theirs. Here each server gets {@code currentSchema=<schema>} in its JDBC URL
  * and sees only this schema's tables. Created and migrated with the application's own Flyway
  * migrations; {@link #drop()} removes it. Needs nothing beyond the test role owning the database.
+ *
+ * <p>A class that needs only the schema registers {@link #perClass()} as an extension: created before
+ * its tests, dropped after them.
  */
-final class PrivateSchema {
-    private final String name;
-    private final String url;
-    private final String user;
-    private final String password;
+final class PrivateSchema implements BeforeAllCallback, AfterAllCallback {
+    private static final Logger LOG = Logger.getLogger(PrivateSchema.class.getName());
+    private String name;
+    private String url;
+    private String user;
+    private String password;
 
     private PrivateSchema(String name, String url, String user, String password) {
         this.name = name;
         this.url = url;
         this.user = user;
         this.password = password;
+    }
+
+    /**
+     * @return a schema created before the registering class's tests and dropped after them; use it as
+     *         {@code @RegisterExtension static final PrivateSchema data = PrivateSchema.perClass();}
+     */
+    static PrivateSchema perClass() {
+        return new PrivateSchema(null, null, null, null);
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) throws SQLException {
+        PrivateSchema created = create();
+        name = created.name;
+        url = created.url;
+        user = created.user;
+        password = created.password;
+        LOG.info(() -> context.getDisplayName() + ": servers and test data in schema " + name);
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) throws SQLException {
+        if (name != null) {
+            drop();
+        }
     }
 
     /** Creates {@code it_life_<random>} and migrates it. */

@@ -22,8 +22,6 @@ import java.time.ZoneOffset;
 import java.util.Map;
 import java.util.UUID;
 import java.util.logging.Logger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -64,20 +62,9 @@ class ReminderCrashIT {
     /** SQLSTATE lock_not_available (a NOWAIT lock refused). */
     private static final String LOCK_NOT_AVAILABLE = "55P03";
 
-    private static PrivateSchema data;
-
-    @BeforeAll
-    static void privateSchema() throws Exception {
-        data = PrivateSchema.create();
-        LOG.info(() -> "servers and test data in schema " + data.name());
-    }
-
-    @AfterAll
-    static void dropSchema() throws Exception {
-        if (data != null) {
-            data.drop();
-        }
-    }
+    /** This class's schema, created before its tests and dropped after them. */
+    @RegisterExtension
+    static final PrivateSchema data = PrivateSchema.perClass();
 
     /**
      * SIGKILL inside the reminder transaction: at the kill nothing of it is visible from another
