@@ -3,7 +3,7 @@
 # LuaScript sends it to Redis (same text, same SHA-1), so that it can be run by hand:
 #
 #   scripts/lua-expand.sh moveToActive > /tmp/moveToActive.lua
-#   redis-cli --eval /tmp/moveToActive.lua q:wait q:active q:delayed q:marker , q:job: token-1 30000
+#   redis-cli --eval /tmp/moveToActive.lua q:wait q:active q:delayed q:marker q:lanes q:lane-seq , q:job: token-1 30000
 #
 # Keys go before the comma, arguments after it, in the order of the script's header.
 # Usage: scripts/lua-expand.sh <name>   (a file src/main/resources/queue/lua/<name>.lua)

@@ -8,6 +8,8 @@
 -- KEYS[2] waitKey            LIST of waiting ids
 -- KEYS[3] delayedKey         ZSET of delayed ids, score = due time (epoch ms)
 -- KEYS[4] markerKey          ZSET "there may be work"
+-- KEYS[5] lanesKey           LIST of the lanes holding waiting jobs, in serving order (helpers.lua, enqueue)
+-- KEYS[6] seqKey             STRING, the queue's sequence that orders a group's lane
 -- ARGV[1] jobId              the caller's job id (no ':')
 -- ARGV[2] data               the payload
 -- ARGV[3] delayMs            0 = waiting at once, else delayed by this many ms
@@ -16,6 +18,8 @@
 -- ARGV[5] maxAttempts        also as fields of their own, for workers of the previous version during a
 -- ARGV[6] backoffMs          rolling upgrade (they read no opts; see docs/decisions.md)
 -- ARGV[7] backoffJitter
+-- ARGV[8] group              the job's group ('' = none: the ungrouped lane, FIFO)
+-- ARGV[9] priority           0-10, higher first within its group (with aging, see helpers.lua)
 --
 -- Reply: 1 added (waiting, or delayed when delayMs > 0), 0 duplicate (nothing changed).
 
@@ -25,6 +29,8 @@ local jobKey = KEYS[1]
 local waitKey = KEYS[2]
 local delayedKey = KEYS[3]
 local markerKey = KEYS[4]
+local lanesKey = KEYS[5]
+local seqKey = KEYS[6]
 local jobId = ARGV[1]
 local data = ARGV[2]
 local delayMs = ARGV[3]
@@ -32,6 +38,8 @@ local opts = ARGV[4]
 local maxAttempts = ARGV[5]
 local backoffMs = ARGV[6]
 local backoffJitter = ARGV[7]
+local group = ARGV[8]
+local priority = ARGV[9]
 
 if rcall('EXISTS', jobKey) == 1 then
   return 0
@@ -46,10 +54,17 @@ end
 rcall('HSET', jobKey, 'data', data, 'state', state, 'attemptsMade', '0', 'stalledCounter', '0', 'opts', opts,
   'progress', '0', 'attemptsStarted', '0', 'addedAt', int(now),
   'maxAttempts', maxAttempts, 'backoffMs', backoffMs, 'backoffJitter', backoffJitter)
+if group ~= '' then
+  rcall('HSET', jobKey, 'group', group, 'priority', priority)
+end
 if delay > 0 then
   rcall('ZADD', delayedKey, int(now + delay), jobId)
   rcall('ZADD', markerKey, '0', '0') -- blocked workers recompute how long to wait
-elseif rcall('RPUSH', waitKey, jobId) == 1 then
-  rcall('ZADD', markerKey, '0', '0')
+else
+  local wasIdle = rcall('LLEN', lanesKey) == 0
+  enqueue(waitKey, lanesKey, seqKey, jobId, group, priority)
+  if wasIdle then
+    rcall('ZADD', markerKey, '0', '0')
+  end
 end
 return 1

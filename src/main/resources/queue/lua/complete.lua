@@ -15,6 +15,8 @@
 -- KEYS[3] delayedKey         ZSET of delayed ids
 -- KEYS[4] completedKey       ZSET of retained completed ids, score = finish time (epoch ms)
 -- KEYS[5] metaKey            HASH of the retention used by the periodic trim
+-- KEYS[6] lanesKey           LIST of the lanes holding waiting jobs, in serving order (helpers.lua)
+-- KEYS[7] seqKey             STRING, the queue's sequence that orders a group's lane
 -- ARGV[1] jobPrefix          job key prefix <p>:<q>:job:
 -- ARGV[2] lockDurationMs     lock TTL of the fetched jobs
 -- ARGV[3] recordRetention    1 = write ARGV[4], ARGV[5] to meta as the completed retention, 0 = do not
@@ -42,6 +44,8 @@ local activeKey = KEYS[2]
 local delayedKey = KEYS[3]
 local completedKey = KEYS[4]
 local metaKey = KEYS[5]
+local lanesKey = KEYS[6]
+local seqKey = KEYS[7]
 local jobPrefix = ARGV[1]
 local lockDurationMs = ARGV[2]
 local recordRetention = ARGV[3]
@@ -116,6 +120,6 @@ local tokens = {}
 for i = 1, m do
   tokens[i] = argv[base + i - 1]
 end
-local fetched, nextDue = fetchMany(waitKey, activeKey, delayedKey, nil, jobPrefix, tokens, lockDurationMs, now,
+local fetched, nextDue = fetchMany(waitKey, lanesKey, seqKey, activeKey, delayedKey, nil, jobPrefix, tokens, lockDurationMs, now,
   nowText)
 return {lost, fetched, nextDue, nowText}

@@ -5,6 +5,7 @@
 -- KEYS[3] activeKey          SET of active ids
 -- KEYS[4] completedKey       ZSET of retained completed ids
 -- KEYS[5] failedKey          ZSET of retained failed ids
+-- KEYS[6] lanesKey           LIST of the lanes holding waiting jobs, in serving order (helpers.lua)
 --
 -- Reply: {waiting, delayed, active, completed, failed}
 
@@ -13,6 +14,14 @@ local delayedKey = KEYS[2]
 local activeKey = KEYS[3]
 local completedKey = KEYS[4]
 local failedKey = KEYS[5]
+local lanesKey = KEYS[6]
 
-return {redis.call('LLEN', waitKey), redis.call('ZCARD', delayedKey), redis.call('SCARD', activeKey),
+-- waiting: the ungrouped lane and every group's lane in the rotation (a lane is there while it holds jobs)
+local waiting = redis.call('LLEN', waitKey)
+for _, lane in ipairs(redis.call('LRANGE', lanesKey, 0, -1)) do
+  if lane ~= '' then
+    waiting = waiting + redis.call('ZCARD', lanesKey .. ':' .. lane)
+  end
+end
+return {waiting, redis.call('ZCARD', delayedKey), redis.call('SCARD', activeKey),
         redis.call('ZCARD', completedKey), redis.call('ZCARD', failedKey)}

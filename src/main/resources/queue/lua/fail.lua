@@ -14,6 +14,8 @@
 -- KEYS[4] markerKey          ZSET "there may be work"
 -- KEYS[5] failedKey          ZSET of retained failed ids, score = finish time (epoch ms)
 -- KEYS[6] metaKey            HASH of the retention used by the periodic trim
+-- KEYS[7] lanesKey           LIST of the lanes holding waiting jobs, in serving order (helpers.lua)
+-- KEYS[8] seqKey             STRING, the queue's sequence that orders a group's lane
 -- ARGV[1] jobPrefix          job key prefix <p>:<q>:job:
 -- ARGV[2] jobId              the failing job
 -- ARGV[3] lockToken          lock value of the failing execution (token@fetchTime)
@@ -39,6 +41,8 @@ local delayedKey = KEYS[3]
 local markerKey = KEYS[4]
 local failedKey = KEYS[5]
 local metaKey = KEYS[6]
+local lanesKey = KEYS[7]
+local seqKey = KEYS[8]
 local jobPrefix = ARGV[1]
 local jobId = ARGV[2]
 local lockToken = ARGV[3]
@@ -76,7 +80,8 @@ else
     rcall('ZADD', delayedKey, now + delay, jobId)
     rcall('HSET', jobKey, 'state', 'delayed', 'failedReason', failedReason)
   else
-    rcall('RPUSH', waitKey, jobId)
+    local group, priority = laneOf(jobKey)
+    enqueue(waitKey, lanesKey, seqKey, jobId, group, priority)
     rcall('HSET', jobKey, 'state', 'waiting', 'failedReason', failedReason)
   end
   -- wake a blocked worker so that it waits no longer than this job's due time
@@ -85,7 +90,7 @@ end
 deleteDoomed(doomed) -- the lock (and trimmed records), one DEL; before a fetch that may lock this job again
 if fetchNextJob == '1' then
   local nowText = int(now)
-  local job, nextDue = fetchMany(waitKey, activeKey, delayedKey, nil, jobPrefix, {nextLockToken}, lockDurationMs,
+  local job, nextDue = fetchMany(waitKey, lanesKey, seqKey, activeKey, delayedKey, nil, jobPrefix, {nextLockToken}, lockDurationMs,
     now, nowText)
   return {1, attemptsMade, exhausted, {job, nextDue, nowText}}
 end

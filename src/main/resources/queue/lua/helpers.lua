@@ -18,14 +18,116 @@ local function int(n)
   return string.format('%d', n)
 end
 
--- Moves delayed jobs that are due (score <= now) to the end of the wait list, at most 1000 per call.
-local function promoteDueJobs(delayedKey, waitKey, jobPrefix, now)
+-- Fair share (issue 30). A waiting job is in one lane: the ungrouped lane (waitKey, a LIST, FIFO: jobs added
+-- without a group, and every job of an earlier version) or the lane of its group (lanesKey .. ':' .. group, a
+-- ZSET scored by the job's order, see enqueue). lanesKey is a LIST of the lanes that hold waiting jobs, each
+-- once ('' names the ungrouped lane), in the order they are served: a fetch pops the first lane, takes one job
+-- from it and pushes the lane back to the end while it still holds jobs (round robin across groups); a lane
+-- alone in the rotation gives every job asked for at once.
+--
+-- Within a group, higher priority first and FIFO within a priority, with aging: a job's score is its place in
+-- the queue's sequence (seqKey, INCR) minus priority x AGING, so a job is overtaken by at most AGING x (the
+-- difference in priority) jobs of its group that arrived after it, never starved.
+local AGING = 1000
+
+-- Puts jobId at the end of its lane (its group's, or the ungrouped lane for group '' or nil) and the lane in
+-- the rotation when it was empty. Returns nothing.
+local function enqueue(waitKey, lanesKey, seqKey, jobId, group, priority)
+  if not group or group == '' then
+    if rcall('RPUSH', waitKey, jobId) == 1 then
+      rcall('RPUSH', lanesKey, '')
+    end
+    return
+  end
+  local laneKey = lanesKey .. ':' .. group
+  local seq = rcall('INCR', seqKey)
+  rcall('ZADD', laneKey, int(seq - (tonumber(priority) or 0) * AGING), jobId)
+  if rcall('ZCARD', laneKey) == 1 then
+    rcall('RPUSH', lanesKey, group)
+  end
+end
+
+-- The group and priority a job's record holds (nil, nil for an ungrouped job).
+local function laneOf(jobKey)
+  local f = rcall('HMGET', jobKey, 'group', 'priority')
+  return f[1], f[2]
+end
+
+-- Takes a waiting job out of its lane (remove, cancel) and its lane out of the rotation when it empties.
+local function dequeue(waitKey, lanesKey, jobId, group)
+  if not group or group == '' then
+    if rcall('LREM', waitKey, 0, jobId) > 0 and rcall('LLEN', waitKey) == 0 then
+      rcall('LREM', lanesKey, 0, '')
+    end
+    return
+  end
+  local laneKey = lanesKey .. ':' .. group
+  if rcall('ZREM', laneKey, jobId) > 0 and rcall('ZCARD', laneKey) == 0 then
+    rcall('LREM', lanesKey, 0, group)
+  end
+end
+
+-- Pops up to n waiting ids, lane by lane in round robin (see above). The ungrouped lane of an earlier version
+-- (jobs waiting when this version came, so not in the rotation) is served when the rotation is empty, and
+-- joins the rotation at the next stalled check (registerUngroupedLane).
+local function popWaiting(waitKey, lanesKey, n)
+  local ids = {}
+  while #ids < n do
+    local lane = rcall('LPOP', lanesKey)
+    if not lane then
+      local legacy = rcall('LPOP', waitKey, n - #ids)
+      if legacy then
+        for _, id in ipairs(legacy) do
+          ids[#ids + 1] = id
+        end
+      end
+      return ids
+    end
+    local want = 1
+    if rcall('LLEN', lanesKey) == 0 then
+      want = n - #ids
+    end
+    local left
+    if lane == '' then
+      local popped = rcall('LPOP', waitKey, want)
+      if popped then
+        for _, id in ipairs(popped) do
+          ids[#ids + 1] = id
+        end
+      end
+      left = rcall('LLEN', waitKey)
+    else
+      local laneKey = lanesKey .. ':' .. lane
+      local popped = rcall('ZPOPMIN', laneKey, want)
+      for i = 1, #popped, 2 do
+        ids[#ids + 1] = popped[i]
+      end
+      left = rcall('ZCARD', laneKey)
+    end
+    if left > 0 then
+      rcall('RPUSH', lanesKey, lane)
+    end
+  end
+  return ids
+end
+
+-- Puts the ungrouped lane in the rotation when it holds jobs but is not there (jobs of an earlier version).
+local function registerUngroupedLane(waitKey, lanesKey)
+  if rcall('LLEN', waitKey) > 0 and not rcall('LPOS', lanesKey, '') then
+    rcall('RPUSH', lanesKey, '')
+  end
+end
+
+-- Moves delayed jobs that are due (score <= now) to the end of their lanes, at most 1000 per call.
+local function promoteDueJobs(delayedKey, waitKey, lanesKey, seqKey, jobPrefix, now)
   local due = rcall('ZRANGEBYSCORE', delayedKey, '-inf', now, 'LIMIT', 0, 1000)
   if #due > 0 then
     rcall('ZREM', delayedKey, unpack(due))
-    rcall('RPUSH', waitKey, unpack(due))
     for _, id in ipairs(due) do
-      rcall('HSET', jobPrefix .. id, 'state', 'waiting')
+      local jobKey = jobPrefix .. id
+      local group, priority = laneOf(jobKey)
+      enqueue(waitKey, lanesKey, seqKey, id, group, priority)
+      rcall('HSET', jobKey, 'state', 'waiting')
     end
   end
 end
@@ -64,14 +166,15 @@ end
 -- when given (the fetch loop's moveToActive, which may have consumed the marker), the marker is set again
 -- while more jobs wait so that another blocked worker wakes up too; nil for the fetch-next of finishing
 -- slots, which never consume the marker (only BZPOPMIN does), so the marker they found is still there.
-local function fetchMany(waitKey, activeKey, delayedKey, markerKey, jobPrefix, tokens, lockMs, now, at)
-  promoteDueJobs(delayedKey, waitKey, jobPrefix, now)
+local function fetchMany(waitKey, lanesKey, seqKey, activeKey, delayedKey, markerKey, jobPrefix, tokens, lockMs,
+                         now, at)
+  promoteDueJobs(delayedKey, waitKey, lanesKey, seqKey, jobPrefix, now)
   local suffix = '@' .. at
   local jobs = {}
   local ids = {}
   while #ids < #tokens do
-    local popped = rcall('LPOP', waitKey, #tokens - #ids)
-    if not popped then
+    local popped = popWaiting(waitKey, lanesKey, #tokens - #ids)
+    if #popped == 0 then
       break
     end
     for _, id in ipairs(popped) do
@@ -94,7 +197,7 @@ local function fetchMany(waitKey, activeKey, delayedKey, markerKey, jobPrefix, t
   end
   if #ids > 0 then
     rcall('SADD', activeKey, unpack(ids))
-    if markerKey and rcall('LLEN', waitKey) > 0 then
+    if markerKey and (rcall('LLEN', lanesKey) > 0 or rcall('LLEN', waitKey) > 0) then
       rcall('ZADD', markerKey, 0, '0')
     end
     return jobs, -1

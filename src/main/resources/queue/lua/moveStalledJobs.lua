@@ -12,6 +12,8 @@
 -- KEYS[4] failedKey          ZSET of retained failed ids
 -- KEYS[5] metaKey            HASH of the retention used by the periodic trim
 -- KEYS[6] guardKey           the stalled-check guard <p>:<q>:stalled-check
+-- KEYS[7] lanesKey           LIST of the lanes holding waiting jobs, in serving order (helpers.lua)
+-- KEYS[8] seqKey             STRING, the queue's sequence that orders a group's lane
 -- ARGV[1] jobPrefix          job key prefix <p>:<q>:job:
 -- ARGV[2] maxStalledCount    stalls allowed; the next one fails the job
 -- ARGV[3] guardTtlMs         guard TTL (slightly below the check interval, see docs/queue.md)
@@ -28,6 +30,8 @@ local markerKey = KEYS[3]
 local failedKey = KEYS[4]
 local metaKey = KEYS[5]
 local guardKey = KEYS[6]
+local lanesKey = KEYS[7]
+local seqKey = KEYS[8]
 local jobPrefix = ARGV[1]
 local maxStalledCount = ARGV[2]
 local guardTtlMs = ARGV[3]
@@ -46,7 +50,7 @@ for _, id in ipairs(rcall('SMEMBERS', activeKey)) do
     rcall('SREM', activeKey, id)
     if rcall('EXISTS', jobKey) == 1 then
       local count = rcall('HINCRBY', jobKey, 'stalledCounter', 1)
-      local f = rcall('HMGET', jobKey, 'attemptsMade', 'opts')
+      local f = rcall('HMGET', jobKey, 'attemptsMade', 'opts', 'group', 'priority')
       local attemptsMade = tonumber(f[1])
       if count > maxStalled then
         rcall('HSET', jobKey, 'state', 'failed', 'failedReason', failedReason, 'finishedAt', now, 'exhausted', 1)
@@ -55,7 +59,7 @@ for _, id in ipairs(rcall('SMEMBERS', activeKey)) do
           (keepMaxAgeSec or '') ~= '', doomed)
         stalled[#stalled + 1] = {id, 1, attemptsMade}
       else
-        rcall('RPUSH', waitKey, id)
+        enqueue(waitKey, lanesKey, seqKey, id, f[3], f[4])
         rcall('HSET', jobKey, 'state', 'waiting')
         rcall('ZADD', markerKey, 0, '0')
         stalled[#stalled + 1] = {id, 0, attemptsMade}
@@ -64,4 +68,5 @@ for _, id in ipairs(rcall('SMEMBERS', activeKey)) do
   end
 end
 deleteDoomed(doomed)
+registerUngroupedLane(waitKey, lanesKey)
 return stalled

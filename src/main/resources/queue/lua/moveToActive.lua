@@ -7,6 +7,8 @@
 -- KEYS[2] activeKey          SET of active ids
 -- KEYS[3] delayedKey         ZSET of delayed ids, score = due time (epoch ms)
 -- KEYS[4] markerKey          ZSET "there may be work"
+-- KEYS[5] lanesKey           LIST of the lanes holding waiting jobs, in serving order (helpers.lua)
+-- KEYS[6] seqKey             STRING, the queue's sequence that orders a group's lane
 -- ARGV[1] jobPrefix          job key prefix <p>:<q>:job: (for the popped id)
 -- ARGV[2] lockToken          token of the execution that will own the job
 -- ARGV[3] lockDurationMs     lock TTL
@@ -21,12 +23,14 @@ local waitKey = KEYS[1]
 local activeKey = KEYS[2]
 local delayedKey = KEYS[3]
 local markerKey = KEYS[4]
+local lanesKey = KEYS[5]
+local seqKey = KEYS[6]
 local jobPrefix = ARGV[1]
 local lockToken = ARGV[2]
 local lockDurationMs = ARGV[3]
 
 local now = nowMs()
 local at = int(now)
-local job, nextDue = fetchMany(waitKey, activeKey, delayedKey, markerKey, jobPrefix, {lockToken}, lockDurationMs,
+local job, nextDue = fetchMany(waitKey, lanesKey, seqKey, activeKey, delayedKey, markerKey, jobPrefix, {lockToken}, lockDurationMs,
   now, at)
 return {job, nextDue, at}

@@ -8,9 +8,12 @@
 -- KEYS[5] delayedKey         ZSET of delayed ids
 -- KEYS[6] completedKey       ZSET of retained completed ids
 -- KEYS[7] failedKey          ZSET of retained failed ids
+-- KEYS[8] lanesKey           LIST of the lanes holding waiting jobs, in serving order (helpers.lua)
 -- ARGV[1] jobId              the job to remove
 --
 -- Reply: 1 removed, 0 no such job, -1 refused (active and locked).
+
+--!include helpers.lua
 
 local jobKey = KEYS[1]
 local lockKey = KEYS[2]
@@ -19,16 +22,17 @@ local activeKey = KEYS[4]
 local delayedKey = KEYS[5]
 local completedKey = KEYS[6]
 local failedKey = KEYS[7]
+local lanesKey = KEYS[8]
 local jobId = ARGV[1]
 
-local rcall = redis.call
 if rcall('EXISTS', jobKey) == 0 then
   return 0
 end
 if rcall('SISMEMBER', activeKey, jobId) == 1 and rcall('EXISTS', lockKey) == 1 then
   return -1
 end
-rcall('LREM', waitKey, 0, jobId)
+local group = rcall('HGET', jobKey, 'group')
+dequeue(waitKey, lanesKey, jobId, group)
 rcall('SREM', activeKey, jobId)
 rcall('ZREM', delayedKey, jobId)
 rcall('ZREM', completedKey, jobId)

@@ -10,13 +10,26 @@ import java.util.Objects;
  * @param delayMs           initial delay before the first execution, in milliseconds, {@code >= 0}
  * @param removeOnComplete  retention of the completed record (R5)
  * @param removeOnFail      retention of the failed record (R5)
+ * @param group             the job's group for fair share (issue 30): waiting jobs are served round robin
+ *                          across groups; null = ungrouped (one lane of its own, FIFO). An opaque name of 1-100
+ *                          characters {@code [A-Za-z0-9._-]}: the queue knows no teams
+ * @param priority          {@link #MIN_PRIORITY}-{@link #MAX_PRIORITY}, higher first within its group, FIFO within
+ *                          a priority; a job is overtaken by at most 1000 x (difference in priority) later jobs of
+ *                          its group (aging). Ignored for an ungrouped job
  */
 public record JobOptions(int attempts, Backoff backoff, long delayMs, Retention removeOnComplete,
-                         Retention removeOnFail) {
+                         Retention removeOnFail, String group, int priority) {
+
+    /** Lowest priority, the default. */
+    public static final int MIN_PRIORITY = 0;
+    /** Highest priority. */
+    public static final int MAX_PRIORITY = 10;
+    private static final java.util.regex.Pattern GROUP = java.util.regex.Pattern.compile("[A-Za-z0-9._-]{1,100}");
 
     /**
-     * @throws IllegalArgumentException if {@code attempts < 1} or {@code delayMs < 0}
-     * @throws NullPointerException     if an object argument is null
+     * @throws IllegalArgumentException if {@code attempts < 1}, {@code delayMs < 0}, the group is not a valid name or
+     *                                  the priority is out of range
+     * @throws NullPointerException     if backoff or a retention is null
      */
     public JobOptions {
         if (attempts < 1) {
@@ -28,6 +41,17 @@ public record JobOptions(int attempts, Backoff backoff, long delayMs, Retention 
         Objects.requireNonNull(backoff, "backoff");
         Objects.requireNonNull(removeOnComplete, "removeOnComplete");
         Objects.requireNonNull(removeOnFail, "removeOnFail");
+        if (group != null && !GROUP.matcher(group).matches()) {
+            throw new IllegalArgumentException("group must be 1-100 characters of [A-Za-z0-9._-]: " + group);
+        }
+        if (priority < MIN_PRIORITY || priority > MAX_PRIORITY) {
+            throw new IllegalArgumentException("priority must be " + MIN_PRIORITY + "-" + MAX_PRIORITY + ": " + priority);
+        }
+    }
+
+    /** Ungrouped options (no group, priority 0), as before issue 30. */
+    public JobOptions(int attempts, Backoff backoff, long delayMs, Retention removeOnComplete, Retention removeOnFail) {
+        this(attempts, backoff, delayMs, removeOnComplete, removeOnFail, null, MIN_PRIORITY);
     }
 
     /**
@@ -47,7 +71,7 @@ public record JobOptions(int attempts, Backoff backoff, long delayMs, Retention 
      * @throws IllegalArgumentException if {@code a < 1}
      */
     public JobOptions withAttempts(int a) {
-        return new JobOptions(a, backoff, delayMs, removeOnComplete, removeOnFail);
+        return new JobOptions(a, backoff, delayMs, removeOnComplete, removeOnFail, group, priority);
     }
 
     /**
@@ -56,7 +80,7 @@ public record JobOptions(int attempts, Backoff backoff, long delayMs, Retention 
      * @throws NullPointerException if {@code b} is null
      */
     public JobOptions withBackoff(Backoff b) {
-        return new JobOptions(attempts, b, delayMs, removeOnComplete, removeOnFail);
+        return new JobOptions(attempts, b, delayMs, removeOnComplete, removeOnFail, group, priority);
     }
 
     /**
@@ -65,7 +89,7 @@ public record JobOptions(int attempts, Backoff backoff, long delayMs, Retention 
      * @throws IllegalArgumentException if {@code d < 0}
      */
     public JobOptions withDelayMs(long d) {
-        return new JobOptions(attempts, backoff, d, removeOnComplete, removeOnFail);
+        return new JobOptions(attempts, backoff, d, removeOnComplete, removeOnFail, group, priority);
     }
 
     /**
@@ -74,7 +98,7 @@ public record JobOptions(int attempts, Backoff backoff, long delayMs, Retention 
      * @throws NullPointerException if {@code r} is null
      */
     public JobOptions withRemoveOnComplete(Retention r) {
-        return new JobOptions(attempts, backoff, delayMs, r, removeOnFail);
+        return new JobOptions(attempts, backoff, delayMs, r, removeOnFail, group, priority);
     }
 
     /**
@@ -83,6 +107,24 @@ public record JobOptions(int attempts, Backoff backoff, long delayMs, Retention 
      * @throws NullPointerException if {@code r} is null
      */
     public JobOptions withRemoveOnFail(Retention r) {
-        return new JobOptions(attempts, backoff, delayMs, removeOnComplete, r);
+        return new JobOptions(attempts, backoff, delayMs, removeOnComplete, r, group, priority);
+    }
+
+    /**
+     * @param g the group (see {@link JobOptions}), or null for none
+     * @return a copy with {@code group = g}
+     * @throws IllegalArgumentException if {@code g} is not a valid group name
+     */
+    public JobOptions withGroup(String g) {
+        return new JobOptions(attempts, backoff, delayMs, removeOnComplete, removeOnFail, g, priority);
+    }
+
+    /**
+     * @param p the priority within the group, {@link #MIN_PRIORITY}-{@link #MAX_PRIORITY}
+     * @return a copy with {@code priority = p}
+     * @throws IllegalArgumentException if {@code p} is out of range
+     */
+    public JobOptions withPriority(int p) {
+        return new JobOptions(attempts, backoff, delayMs, removeOnComplete, removeOnFail, group, p);
     }
 }

@@ -80,9 +80,30 @@ public final class QueueKeys {
         return base;
     }
 
-    /** @return LIST of waiting job ids, oldest first */
+    /** @return LIST of the ungrouped waiting job ids, oldest first (grouped ones wait in {@link #lane}) */
     public String waiting() {
         return base + "wait";
+    }
+
+    /**
+     * @return LIST of the lanes that hold waiting jobs, in the order a fetch serves them (issue 30, fair share):
+     *         a group's name, or {@code ""} for the ungrouped lane {@link #waiting()}
+     */
+    public String lanes() {
+        return base + "lanes";
+    }
+
+    /**
+     * @param group a group's name ({@link JobOptions#group()})
+     * @return ZSET of the group's waiting job ids, in serving order (priority, then arrival, with aging)
+     */
+    public String lane(String group) {
+        return lanes() + ":" + group;
+    }
+
+    /** @return STRING, the queue's sequence that orders the jobs of a group's lane (INCR) */
+    public String laneSequence() {
+        return base + "lane-seq";
     }
 
     /** @return SET of active job ids */

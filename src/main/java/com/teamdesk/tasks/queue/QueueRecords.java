@@ -85,14 +85,16 @@ final class QueueRecords {
     }
 
     private List<String> addKeys(String jobId) {
-        return List.of(keys.job(QueueKeys.requireValidJobId(jobId)), keys.waiting(), keys.delayed(), keys.marker());
+        return List.of(keys.job(QueueKeys.requireValidJobId(jobId)), keys.waiting(), keys.delayed(), keys.marker(),
+                keys.lanes(), keys.laneSequence());
     }
 
     private static List<String> addArgs(String jobId, String data, JobOptions o) {
         Objects.requireNonNull(data, "data");
         Objects.requireNonNull(o, "options");
         return List.of(jobId, data, Long.toString(o.delayMs()), QueueReplies.opts(o),
-                Integer.toString(o.attempts()), Long.toString(o.backoff().baseDelayMs()), o.backoff().jitter() ? "1" : "0");
+                Integer.toString(o.attempts()), Long.toString(o.backoff().baseDelayMs()), o.backoff().jitter() ? "1" : "0",
+                o.group() == null ? "" : o.group(), Integer.toString(o.priority()));
     }
 
     private static AddResult addResult(Object reply) {
@@ -177,13 +179,14 @@ final class QueueRecords {
         Objects.requireNonNull(jobId, "jobId");
         return num(QueueScripts.REMOVE.eval(redis,
                 List.of(keys.job(jobId), keys.lock(jobId), keys.waiting(), keys.active(), keys.delayed(),
-                        keys.completed(), keys.failed()),
+                        keys.completed(), keys.failed(), keys.lanes()),
                 List.of(jobId)));
     }
 
     Map<JobState, Long> counts() {
         List<Object> r = list(QueueScripts.COUNTS.eval(redis,
-                List.of(keys.waiting(), keys.delayed(), keys.active(), keys.completed(), keys.failed()), List.of()));
+                List.of(keys.waiting(), keys.delayed(), keys.active(), keys.completed(), keys.failed(), keys.lanes()),
+                List.of()));
         Map<JobState, Long> counts = new EnumMap<>(JobState.class);
         counts.put(JobState.WAITING, num(r.get(0)));
         counts.put(JobState.DELAYED, num(r.get(1)));

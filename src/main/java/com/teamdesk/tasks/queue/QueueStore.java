@@ -87,7 +87,7 @@ final class QueueStore {
 
     Fetch moveToActive(String token, long lockMs) {
         List<Object> r = list(QueueScripts.MOVE_TO_ACTIVE.eval(redis,
-                List.of(keys.waiting(), keys.active(), keys.delayed(), keys.marker()),
+                List.of(keys.waiting(), keys.active(), keys.delayed(), keys.marker(), keys.lanes(), keys.laneSequence()),
                 List.of(keys.jobPrefix(), token, Long.toString(lockMs))));
         return fetch(r, token);
     }
@@ -196,7 +196,8 @@ final class QueueStore {
         }
         args.addAll(nextTokens);
         List<Object> r = list(QueueScripts.COMPLETE.eval(redis,
-                List.of(keys.waiting(), keys.active(), keys.delayed(), keys.completed(), keys.meta()), args));
+                List.of(keys.waiting(), keys.active(), keys.delayed(), keys.completed(), keys.meta(), keys.lanes(),
+                        keys.laneSequence()), args));
         boolean[] lockLost = new boolean[done.size()];
         for (Object position : list(r.get(0))) {
             lockLost[sent[(int) num(position) - 1]] = true;
@@ -241,7 +242,8 @@ final class QueueStore {
         Retention keep = job.removeOnFail();
         boolean record = keep != null && !keep.equals(recordedOnFail.get());
         Object reply = QueueScripts.FAIL.eval(redis,
-                List.of(keys.waiting(), keys.active(), keys.delayed(), keys.marker(), keys.failed(), keys.meta()),
+                List.of(keys.waiting(), keys.active(), keys.delayed(), keys.marker(), keys.failed(), keys.meta(),
+                        keys.lanes(), keys.laneSequence()),
                 List.of(keys.jobPrefix(), job.id(), job.token(), reason, unrecoverable ? "1" : "0",
                         Long.toString(retryDelayMs), Integer.toString(job.maxAttempts()),
                         maxAge(keep), maxCount(keep), record ? "1" : "0",
@@ -313,7 +315,8 @@ final class QueueStore {
 
     List<Stalled> moveStalledJobs(int maxStalledCount, long guardMs, String reason) {
         Object reply = QueueScripts.MOVE_STALLED.eval(redis,
-                List.of(keys.waiting(), keys.active(), keys.marker(), keys.failed(), keys.meta(), keys.stalledCheck()),
+                List.of(keys.waiting(), keys.active(), keys.marker(), keys.failed(), keys.meta(), keys.stalledCheck(),
+                        keys.lanes(), keys.laneSequence()),
                 List.of(keys.jobPrefix(), Integer.toString(maxStalledCount), Long.toString(guardMs), reason));
         List<Stalled> stalled = new ArrayList<>();
         for (Object o : list(reply)) {

@@ -324,13 +324,14 @@ public class JdbcTaskLedger {
      * skipping rows another sweep holds (safe on several instances).
      *
      * @param onlyTask restrict to one task (dispatch right after creation), or null for all
+     * @return the runs with their team and kind (issue 30: the queue job's group and priority)
      */
-    public List<TaskJobId> lockDueForDispatch(Instant now, int limit, UUID onlyTask) {
-        String sql = "SELECT id, run FROM background_task WHERE status = 'WAITING' AND dispatched_at IS NULL"
+    public List<Dispatch> lockDueForDispatch(Instant now, int limit, UUID onlyTask) {
+        String sql = "SELECT id, run, team_id, kind FROM background_task WHERE status = 'WAITING' AND dispatched_at IS NULL"
                 + " AND run_at <= ?" + (onlyTask == null ? "" : " AND id = ?")
                 + " ORDER BY run_at LIMIT ? FOR UPDATE SKIP LOCKED";
         Object[] args = onlyTask == null ? new Object[] {now, limit} : new Object[] {now, onlyTask, limit};
-        return queryJobIds(sql, args);
+        return LedgerException.of("query", () -> Jdbc.query(dataSource, sql, Dispatch.ROW, args));
     }
 
     /**

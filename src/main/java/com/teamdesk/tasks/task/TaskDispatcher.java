@@ -3,6 +3,7 @@ package com.teamdesk.tasks.task;
 import com.teamdesk.tasks.common.Jsons;
 import com.teamdesk.tasks.queue.AddResult;
 import com.teamdesk.tasks.queue.JobRecord;
+import com.teamdesk.tasks.queue.JobOptions;
 import com.teamdesk.tasks.queue.JobState;
 import com.teamdesk.tasks.queue.NewJob;
 import com.teamdesk.tasks.queue.Queue;
@@ -49,6 +50,9 @@ public class TaskDispatcher {
     @Inject
     Clock clock;
 
+    @Inject
+    TaskKinds kinds;
+
     /**
      * R18 sweep: dispatches up to {@code limit} due, undispatched WAITING runs.
      *
@@ -57,7 +61,7 @@ public class TaskDispatcher {
     @Transactional(TxType.MANDATORY)
     public int dispatchDue(int limit) {
         Instant now = clock.instant();
-        List<TaskJobId> due = ledger.lockDueForDispatch(now, limit, null);
+        List<Dispatch> due = ledger.lockDueForDispatch(now, limit, null);
         handOver(due, now);
         return due.size();
     }
@@ -75,9 +79,10 @@ public class TaskDispatcher {
      * the add fails (Redis unreachable) the mark is taken back so that the dispatch sweep adds it; if even
      * that fails, reconciliation (R20) finds the dispatched run without a job and adds it. Never throws.
      */
-    public void addCommitted(TaskJobId job, Instant dispatchedAt) {
+    public void addCommitted(Dispatch run, Instant dispatchedAt) {
+        TaskJobId job = run.job();
         try {
-            AddResult r = queue.add(job.toString(), payload(job), policy.jobOptions());
+            AddResult r = queue.add(job.toString(), payload(job), options(run));
             if (r == AddResult.DUPLICATE) {
                 LOG.fine(() -> "task.dispatch " + job + ": the queue has it already (R2)");
             }
@@ -141,18 +146,18 @@ public class TaskDispatcher {
      * UPDATE; a duplicate (R2: the queue already has T-run, e.g. after stall recovery) is decided
      * by the queue's record (R20).
      */
-    private void handOver(List<TaskJobId> jobs, Instant now) {
-        if (jobs.isEmpty()) {
+    private void handOver(List<Dispatch> runs, Instant now) {
+        if (runs.isEmpty()) {
             return;
         }
-        List<AddResult> results = queue.addBulk(jobs.stream()
-                .map(job -> new NewJob(job.toString(), payload(job), policy.jobOptions())).toList());
-        List<TaskJobId> added = new ArrayList<>(jobs.size());
-        for (int i = 0; i < jobs.size(); i++) {
+        List<AddResult> results = queue.addBulk(runs.stream()
+                .map(run -> new NewJob(run.job().toString(), payload(run.job()), options(run))).toList());
+        List<TaskJobId> added = new ArrayList<>(runs.size());
+        for (int i = 0; i < runs.size(); i++) {
             if (results.get(i) == AddResult.ADDED) {
-                added.add(jobs.get(i));
+                added.add(runs.get(i).job());
             } else {
-                reconcile(jobs.get(i), now);
+                reconcile(runs.get(i).job(), now);
             }
         }
         ledger.markDispatched(added, now);
@@ -204,9 +209,19 @@ public class TaskDispatcher {
     }
 
     private void add(TaskJobId job, Instant now, String why) {
-        AddResult r = queue.add(job.toString(), payload(job), policy.jobOptions());
+        BackgroundTask task = ledger.find(job.taskId()).orElse(null);
+        JobOptions options = task == null ? policy.jobOptions() : options(new Dispatch(job, task.teamId(), task.kind()));
+        AddResult r = queue.add(job.toString(), payload(job), options);
         ledger.markDispatched(List.of(job), now);
         LOG.info(() -> "task.redispatch " + job + " (" + why + "): " + r);
+    }
+
+    /**
+     * Issue 30: the queue job's options: the retry policy's attempts, backoff and retention, the team as its group
+     * (teams take turns) and its kind's priority within the team.
+     */
+    private JobOptions options(Dispatch run) {
+        return policy.jobOptions().withGroup(run.teamId().toString()).withPriority(kinds.handler(run.kind()).priority());
     }
 
     private static String payload(TaskJobId job) {

@@ -85,6 +85,17 @@ public interface TaskKindHandler<P> {
                 List.of(), offersFile() ? List.of(KindInfo.DOWNLOAD) : List.of());
     }
 
+    /**
+     * Issue 30: this kind's priority among its team's waiting tasks, 0 (default) to 10, higher first; a task is
+     * overtaken by at most 1000 x (difference in priority) later tasks of its team (aging, so never starved).
+     * Teams take turns whatever the priorities (round robin across teams).
+     *
+     * @return 0-10
+     */
+    default int priority() {
+        return 0;
+    }
+
     /** @return true when a COMPLETED task of this kind offers a file at {@code /tasks/{id}/result} */
     default boolean offersFile() {
         return false;

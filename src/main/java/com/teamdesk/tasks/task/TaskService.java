@@ -136,7 +136,7 @@ public class TaskService {
         }
         metrics.created(kind);
         if (dueNow) {
-            dispatcher.addCommitted(TaskJobId.of(id, 0), now); // after the commit: R18 (issue 16)
+            dispatcher.addCommitted(new Dispatch(TaskJobId.of(id, 0), teamId, kind), now); // after the commit: R18 (issue 16)
         }
         return new Submitted(created.task(), ACCEPTED, false);
     }

@@ -68,7 +68,7 @@ class LuaScriptTest {
         List<String> tenArgs = Collections.nCopies(10, "0");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> QueueScripts.ADD.eval(NO_REDIS, List.of("j", "w", "d"), tenArgs));
-        assertTrue(e.getMessage().contains("takes 4 KEYS [jobKey, waitKey, delayedKey, markerKey], got 3"),
+        assertTrue(e.getMessage().contains("takes 6 KEYS [jobKey, waitKey, delayedKey, markerKey, lanesKey, seqKey], got 3"),
                 e.getMessage());
         assertThrows(IllegalArgumentException.class,
                 () -> QueueScripts.ADD.eval(NO_REDIS, List.of("j", "w", "d", "m"), List.of("id")));

@@ -47,6 +47,12 @@ public class DigestHandler implements TaskKindHandler<DigestHandler.Params> {
         return KIND;
     }
 
+    /** Issue 30: a digest is late the moment a customer notices it, so it goes before its team's exports (0). */
+    @Override
+    public int priority() {
+        return 5;
+    }
+
     /** @return a generic form: scope SELF (the default) or TEAM */
     @Override
     public KindInfo info() {

@@ -58,6 +58,12 @@ public class ReminderHandler implements TaskKindHandler<ReminderParams> {
         return KIND;
     }
 
+    /** Issue 30: a reminder is late the moment a customer notices it, so it goes before its team's exports (0). */
+    @Override
+    public int priority() {
+        return 5;
+    }
+
     @Override
     public List<RequestField> requestFields() {
         return List.of(RequestField.text("ticketId"), RequestField.text("message"), RequestField.text("recipients"));

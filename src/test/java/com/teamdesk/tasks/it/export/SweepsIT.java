@@ -506,8 +506,10 @@ class SweepsIT {
         assertEquals(JobState.WAITING, job.state(), what);
         assertEquals(0, job.attemptsStarted(), what + ": never fetched");
         assertEquals(payload(taskId), job.data(), what);
-        List<String> waiting = redis.redis().lrange(queue.keys().waiting(), 0, -1);
-        assertEquals(1, waiting.stream().filter(jobId(taskId)::equals).count(), what + ": listed once in wait");
+        // issue 30: a run waits in its team's lane (the team is its queue job's group), once
+        String team = ledger.find(taskId).orElseThrow().teamId().toString();
+        List<String> waiting = redis.redis().zrange(queue.keys().lane(team), 0, -1);
+        assertEquals(1, waiting.stream().filter(jobId(taskId)::equals).count(), what + ": listed once in its team's lane");
     }
 
     private JobRecord job(UUID taskId) {

@@ -1,0 +1,151 @@
+package com.teamdesk.tasks.it.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.teamdesk.tasks.it.support.Poll;
+import com.teamdesk.tasks.it.support.Sweeps;
+import com.teamdesk.tasks.it.support.TestDeployments;
+import com.teamdesk.tasks.task.JdbcTaskLedger;
+import com.teamdesk.tasks.task.NewTaskRequest;
+import com.teamdesk.tasks.task.PausePoint;
+import com.teamdesk.tasks.task.TaskService;
+import com.teamdesk.tasks.task.TaskStatus;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Issue 30 on the production path: the deployed {@code TaskWorker}'s slots, on its own threads, take the
+ * waiting runs of the teams in turn, and within a team the higher priority first. Every slot is held at the
+ * kind-blind pause point {@link PausePoint#AFTER_CLAIM} by a gate of its task; the test frees slots one by one
+ * and sees which task each freed slot claims next. With the one FIFO list of before, the flooding team's
+ * next tasks would take those slots and the other team's task would never arrive at its gate.
+ */
+@ExtendWith(ArquillianExtension.class)
+class FairShareIT {
+
+    @Deployment
+    static WebArchive deployment() {
+        return TestDeployments.app(Map.of("teamdesk.timers.enabled", "false"),
+                FairShareIT.class, EngineFixtures.class, GatedPausePoints.class, RecordingJob.class);
+    }
+
+    @Inject
+    EngineFixtures fx;
+    @Inject
+    GatedPausePoints gates;
+    @Inject
+    TaskService tasks;
+    @Inject
+    JdbcTaskLedger ledger;
+    @Inject
+    Sweeps sweeps;
+    @Inject
+    @ConfigProperty(name = "teamdesk.worker.concurrency")
+    int slots;
+
+    private final List<UUID> created = new ArrayList<>();
+    private final Map<UUID, GatedPausePoints.Gate> gate = new HashMap<>();
+
+    @AfterEach
+    void releaseEverything() throws InterruptedException {
+        created.forEach(gates::reset);
+        for (UUID t : created) {
+            Poll.until(() -> ledger.find(t).orElseThrow().status() == TaskStatus.COMPLETED,
+                    Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S * 2), "task " + t + " never COMPLETED");
+        }
+    }
+
+    /** Team A floods (slots + 4 exports), then team B asks for one digest: B takes the second slot freed. */
+    @Test
+    void aFloodingTeamAndATeamWithOneTaskTakeTurnsForTheNextSlots() throws Exception {
+        EngineFixtures.TestTeam a = fx.newTeam();
+        EngineFixtures.TestTeam b = fx.newTeam();
+        fx.tickets(a, 3, "Flood ticket");
+        fx.tickets(b, 3, "Other ticket");
+        List<UUID> flood = new ArrayList<>();
+        for (int i = 0; i < slots + 4; i++) {
+            flood.add(scheduled(a, "EXPORT"));
+        }
+        UUID other = scheduled(b, "DIGEST");
+
+        for (int i = 0; i < slots; i++) {
+            dispatch(flood.get(i));
+        }
+        for (int i = 0; i < slots; i++) {
+            gate.get(flood.get(i)).awaitArrival(); // every slot is held by one of A's tasks
+        }
+        for (int i = slots; i < flood.size(); i++) {
+            dispatch(flood.get(i)); // A's lane: 4 waiting
+        }
+        dispatch(other); // B's lane, behind A's in the rotation
+
+        gate.get(flood.get(0)).release();
+        gate.get(flood.get(slots)).awaitArrival(); // the first freed slot: A's lane came first
+        gate.get(flood.get(1)).release();
+        gate.get(other).awaitArrival(); // the second: B's turn, ahead of A's 3 older waiting tasks
+        for (int i = slots + 1; i < flood.size(); i++) {
+            assertEquals(0, gates.arrivals(PausePoint.AFTER_CLAIM, flood.get(i)),
+                    "A's task " + i + " waits: B was not queued behind A's flood");
+        }
+    }
+
+    /** Within one team a digest (priority 5) goes before the exports (priority 0) that waited before it. */
+    @Test
+    void withinATeamTheHigherPriorityKindGoesFirst() throws Exception {
+        EngineFixtures.TestTeam a = fx.newTeam();
+        fx.tickets(a, 3, "Priority ticket");
+        List<UUID> exports = new ArrayList<>();
+        for (int i = 0; i < slots + 2; i++) {
+            exports.add(scheduled(a, "EXPORT"));
+        }
+        UUID digest = scheduled(a, "DIGEST");
+        for (int i = 0; i < slots; i++) {
+            dispatch(exports.get(i));
+        }
+        for (int i = 0; i < slots; i++) {
+            gate.get(exports.get(i)).awaitArrival();
+        }
+        dispatch(exports.get(slots));
+        dispatch(exports.get(slots + 1));
+        dispatch(digest); // last to wait, first to be served
+
+        gate.get(exports.get(0)).release();
+        gate.get(digest).awaitArrival();
+        assertEquals(0, gates.arrivals(PausePoint.AFTER_CLAIM, exports.get(slots)), "the older export still waits");
+        assertEquals(0, gates.arrivals(PausePoint.AFTER_CLAIM, exports.get(slots + 1)));
+    }
+
+    // ---- helpers ----
+
+    /** A team task scheduled an hour ahead (so that creating it dispatches nothing), its claim gated. */
+    private UUID scheduled(EngineFixtures.TestTeam team, String kind) {
+        String runAt = OffsetDateTime.now(ZoneOffset.UTC).plusHours(1).toString();
+        NewTaskRequest req = new NewTaskRequest(Json.createObjectBuilder().add("kind", kind).add("scope", "TEAM")
+                .add("runAt", runAt).build());
+        UUID id = tasks.create(team.staff(), team.id(), req).id();
+        created.add(id);
+        gate.put(id, gates.gate(PausePoint.AFTER_CLAIM, id, 1));
+        return id;
+    }
+
+    /** Makes the task due and hands it to the queue, as the dispatch sweep does for one row. */
+    private void dispatch(UUID task) {
+        fx.exec("UPDATE background_task SET run_at = now() - interval '1 second' WHERE id = ?", task);
+        sweeps.dispatchNow(task);
+    }
+}
