@@ -233,7 +233,7 @@ public class JdbcTaskLedger {
     /**
      * The one fencing primitive a kind uses for its own completion (R8): {@code UPDATE background_task SET
      * <sets>} under the lease, in the caller's JTA transaction, exactly one row. A kind whose side effects
-     * must commit with its completion (the reminder, R14) calls it inside that transaction, so a lost lease
+     * must commit with its completion (R14) calls it inside that transaction, so a lost lease
      * rolls them back.
      *
      * @param sets    the assignments, e.g. {@code "status = 'COMPLETED', progress = 100, execution_id = NULL,
@@ -249,7 +249,7 @@ public class JdbcTaskLedger {
     }
 
     /**
-     * Reads the row under the lease (no lock): used inside the reminder's transaction as an early
+     * Reads the row under the lease (no lock): used inside a kind's completing transaction as an early
      * exit. It never replaces the check at commit (R14).
      *
      * @throws LeaseLost when the lease no longer matches

@@ -59,17 +59,18 @@ public class TeamTaskResource {
     HttpHeaders headers;
 
     /**
-     * Asks for an export or a reminder, now or at {@code runAt} (R24), at most once per
-     * {@code Idempotency-Key} (R25).
+     * Asks for a task of any registered kind ({@code GET /api/v1/kinds}), now or at {@code runAt} (R24), at
+     * most once per {@code Idempotency-Key} (R25).
      *
      * @param body {@code {kind, runAt?, …}} with the fields of the kind ({@link TaskKinds#requestFields}):
-     *             export {@code scope?, filters?, timeZone?}, reminder {@code ticketId, message, recipients?}
+     *             e.g. export {@code scope?, filters?, timeZone?}, reminder {@code ticketId, message, recipients?},
+     *             digest {@code scope?}
      * @return 202 Accepted with {@code Location} of the task and the task (WAITING): accepted, not done;
      *         a replay of the same key and body answers the same task with the same status and Location
      */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    @Operation(summary = "Create an export or reminder task (202 Accepted); runAt schedules it; Idempotency-Key submits it once")
+    @Operation(summary = "Create a task of a registered kind (202 Accepted); runAt schedules it; Idempotency-Key submits it once")
     public Response create(@PathParam("teamId") String teamId, InputStream body) {
         UUID team = RequestInput.pathId(teamId, "team.not_found");
         List<RequestField> fields = kinds.requestFields();
