@@ -16,12 +16,16 @@ local completedKey = KEYS[4]
 local failedKey = KEYS[5]
 local lanesKey = KEYS[6]
 
--- waiting: the ungrouped lane and every group's lane in the rotation (a lane is there while it holds jobs)
+-- waiting: the ungrouped lane, every group's lane in the rotation (a lane is there while it holds jobs) and
+-- every parked one
 local waiting = redis.call('LLEN', waitKey)
 for _, lane in ipairs(redis.call('LRANGE', lanesKey, 0, -1)) do
   if lane ~= '' then
     waiting = waiting + redis.call('ZCARD', lanesKey .. ':' .. lane)
   end
+end
+for _, lane in ipairs(redis.call('SMEMBERS', lanesKey .. '-parked')) do -- groups at their cap (issue 30)
+  waiting = waiting + redis.call('ZCARD', lanesKey .. ':' .. lane)
 end
 return {waiting, redis.call('ZCARD', delayedKey), redis.call('SCARD', activeKey),
         redis.call('ZCARD', completedKey), redis.call('ZCARD', failedKey)}

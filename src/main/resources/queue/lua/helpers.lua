@@ -64,13 +64,59 @@ local function dequeue(waitKey, lanesKey, jobId, group)
   local laneKey = lanesKey .. ':' .. group
   if rcall('ZREM', laneKey, jobId) > 0 and rcall('ZCARD', laneKey) == 0 then
     rcall('LREM', lanesKey, 0, group)
+    rcall('SREM', lanesKey .. '-parked', group)
   end
 end
 
--- Pops up to n waiting ids, lane by lane in round robin (see above). The ungrouped lane of an earlier version
+-- Per-group caps (issue 30): lanesKey .. '-caps' is a HASH group -> the most jobs of that group active at once
+-- (set by setGroupCap); a capped group's fetched ids are in lanesKey .. ':' .. group .. ':running', pruned of
+-- the ids no longer active whenever it is counted, so the count can never leak: a finished, retried, deferred
+-- or stalled job has left the active set. A capped group at its cap leaves the rotation for the SET
+-- lanesKey .. '-parked' and comes back at the next fetch after one of its jobs left active.
+
+-- The number of active jobs of a capped group; prunes the ids that are no longer active.
+local function runningOf(lanesKey, activeKey, group)
+  local runKey = lanesKey .. ':' .. group .. ':running'
+  local ids = rcall('SMEMBERS', runKey)
+  if #ids == 0 then
+    return 0
+  end
+  local active = rcall('SMISMEMBER', activeKey, unpack(ids))
+  local gone = {}
+  for i, id in ipairs(ids) do
+    if active[i] == 0 then
+      gone[#gone + 1] = id
+    end
+  end
+  if #gone > 0 then
+    rcall('SREM', runKey, unpack(gone))
+  end
+  return #ids - #gone
+end
+
+-- Brings the parked groups that are below their cap again (or no longer capped) back into the rotation, and
+-- forgets parked groups whose lane emptied. Returns nothing.
+local function unparkFree(lanesKey, activeKey)
+  local parkedKey = lanesKey .. '-parked'
+  if rcall('SCARD', parkedKey) == 0 then
+    return
+  end
+  for _, group in ipairs(rcall('SMEMBERS', parkedKey)) do
+    local cap = rcall('HGET', lanesKey .. '-caps', group)
+    if rcall('ZCARD', lanesKey .. ':' .. group) == 0 then
+      rcall('SREM', parkedKey, group)
+    elseif not cap or runningOf(lanesKey, activeKey, group) < tonumber(cap) then
+      rcall('SREM', parkedKey, group)
+      rcall('RPUSH', lanesKey, group)
+    end
+  end
+end
+
+-- Pops up to n waiting ids, lane by lane in round robin (see above); a capped group gives at most what its cap
+-- leaves free and is parked when it has none. The ungrouped lane of an earlier version
 -- (jobs waiting when this version came, so not in the rotation) is served when the rotation is empty, and
 -- joins the rotation at the next stalled check (registerUngroupedLane).
-local function popWaiting(waitKey, lanesKey, n)
+local function popWaiting(waitKey, lanesKey, activeKey, n)
   local ids = {}
   while #ids < n do
     local lane = rcall('LPOP', lanesKey)
@@ -87,7 +133,7 @@ local function popWaiting(waitKey, lanesKey, n)
     if rcall('LLEN', lanesKey) == 0 then
       want = n - #ids
     end
-    local left
+    local left = 0
     if lane == '' then
       local popped = rcall('LPOP', waitKey, want)
       if popped then
@@ -98,11 +144,34 @@ local function popWaiting(waitKey, lanesKey, n)
       left = rcall('LLEN', waitKey)
     else
       local laneKey = lanesKey .. ':' .. lane
-      local popped = rcall('ZPOPMIN', laneKey, want)
-      for i = 1, #popped, 2 do
-        ids[#ids + 1] = popped[i]
+      local cap = rcall('HGET', lanesKey .. '-caps', lane)
+      local running = 0
+      local room = want
+      if cap then
+        running = runningOf(lanesKey, activeKey, lane)
+        room = math.min(want, tonumber(cap) - running)
       end
-      left = rcall('ZCARD', laneKey)
+      if room > 0 then
+        local popped = rcall('ZPOPMIN', laneKey, room)
+        local got = {}
+        for i = 1, #popped, 2 do
+          got[#got + 1] = popped[i]
+          ids[#ids + 1] = popped[i]
+        end
+        if cap and #got > 0 then
+          -- active at once (not only when fetchMany ends), so that counting this lane again in the same
+          -- call sees them
+          rcall('SADD', activeKey, unpack(got))
+          rcall('SADD', lanesKey .. ':' .. lane .. ':running', unpack(got))
+        end
+        left = rcall('ZCARD', laneKey)
+        if cap and left > 0 and running + #got >= tonumber(cap) then
+          rcall('SADD', lanesKey .. '-parked', lane) -- at its cap: out of the rotation until a job of it ends
+          left = 0
+        end
+      elseif rcall('ZCARD', laneKey) > 0 then
+        rcall('SADD', lanesKey .. '-parked', lane)
+      end
     end
     if left > 0 then
       rcall('RPUSH', lanesKey, lane)
@@ -169,17 +238,21 @@ end
 local function fetchMany(waitKey, lanesKey, seqKey, activeKey, delayedKey, markerKey, jobPrefix, tokens, lockMs,
                          now, at)
   promoteDueJobs(delayedKey, waitKey, lanesKey, seqKey, jobPrefix, now)
+  unparkFree(lanesKey, activeKey)
   local suffix = '@' .. at
   local jobs = {}
   local ids = {}
   while #ids < #tokens do
-    local popped = popWaiting(waitKey, lanesKey, #tokens - #ids)
+    local popped = popWaiting(waitKey, lanesKey, activeKey, #tokens - #ids)
     if #popped == 0 then
       break
     end
     for _, id in ipairs(popped) do
       local jobKey = jobPrefix .. id
       local f = rcall('HMGET', jobKey, 'data', 'attemptsMade', 'stalledCounter', 'opts')
+      if not f[1] then
+        rcall('SREM', activeKey, id) -- a capped lane's id is active at once (popWaiting)
+      end
       if f[1] then
         local n = #ids + 1
         -- GET: the reply is the previous value (nil), not the status OK, which Redis hands to Lua as a

@@ -69,4 +69,8 @@ for _, id in ipairs(rcall('SMEMBERS', activeKey)) do
 end
 deleteDoomed(doomed)
 registerUngroupedLane(waitKey, lanesKey)
+unparkFree(lanesKey, activeKey) -- a stalled job of a capped group freed its place (issue 30)
+if rcall('LLEN', lanesKey) > 0 then
+  rcall('ZADD', markerKey, 0, '0')
+end
 return stalled

@@ -123,6 +123,31 @@ public final class Queue {
     }
 
     /**
+     * Issue 30: sets or clears the most jobs of one group active at once across every worker, atomically. A
+     * group at its cap keeps its waiting jobs out of the rotation until one of its active jobs ends (completes,
+     * fails, is deferred, or stalls and is moved back by the stalled check): the count is the group's jobs in
+     * the active set, so it cannot leak. A cap below the number active now lets no new job of it start until
+     * enough have ended.
+     *
+     * @param group a group name ({@link JobOptions#group()})
+     * @param cap   1 or more, or null to clear
+     * @return the group's jobs active when the cap was set
+     * @throws IllegalArgumentException if the group is not a valid name or {@code cap < 1}
+     */
+    public int setGroupCap(String group, Integer cap) {
+        JobOptions.defaults().withGroup(Objects.requireNonNull(group, "group"));
+        if (cap != null && cap < 1) {
+            throw new IllegalArgumentException("cap must be >= 1: " + cap);
+        }
+        return records.setGroupCap(group, cap);
+    }
+
+    /** @return the groups with waiting jobs or a cap (issue 30), in serving order, then parked, then capped */
+    public List<GroupInfo> groups() {
+        return records.groups();
+    }
+
+    /**
      * Deletes every key of this queue (tests). Not atomic: do not run it while workers of the queue run.
      */
     public void obliterate() {

@@ -196,6 +196,24 @@ final class QueueRecords {
         return counts;
     }
 
+    /** @return the group's active jobs when the cap was set */
+    int setGroupCap(String group, Integer cap) {
+        return (int) num(QueueScripts.SET_GROUP_CAP.eval(redis, List.of(keys.lanes(), keys.active(), keys.marker()),
+                List.of(keys.jobPrefix(), group, cap == null ? "" : Integer.toString(cap))));
+    }
+
+    List<GroupInfo> groups() {
+        List<Object> flat = list(QueueScripts.GROUPS.eval(redis, List.of(keys.lanes(), keys.active()), List.of()));
+        List<GroupInfo> out = new ArrayList<>(flat.size() / 5);
+        for (int i = 0; i + 4 < flat.size(); i += 5) {
+            String cap = str(flat.get(i + 2));
+            String active = str(flat.get(i + 3));
+            out.add(new GroupInfo(str(flat.get(i)), num(flat.get(i + 1)), cap.isEmpty() ? null : Integer.valueOf(cap),
+                    active.isEmpty() ? null : Integer.valueOf(active), num(flat.get(i + 4)) == 1));
+        }
+        return out;
+    }
+
     void obliterate() {
         RedisClients.unlinkByPrefix(redis, keys.base());
     }

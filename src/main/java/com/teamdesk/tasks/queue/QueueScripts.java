@@ -40,6 +40,10 @@ final class QueueScripts {
     static final LuaScript COUNTS = LuaScript.fromClasspath("counts");
     /** R22: publishes or deletes a worker's heartbeat. */
     static final LuaScript HEARTBEAT = LuaScript.fromClasspath("heartbeat");
+    /** Issue 30: sets or clears a group's cap of active jobs. */
+    static final LuaScript SET_GROUP_CAP = LuaScript.fromClasspath("setGroupCap");
+    /** Issue 30: the groups with waiting jobs or a cap, for an operator. */
+    static final LuaScript GROUPS = LuaScript.fromClasspath("groups");
     /** R22: the live worker ids; prunes dead ones. */
     static final LuaScript LIVE_WORKERS = LuaScript.fromClasspath("liveWorkers");
 }

@@ -43,6 +43,9 @@ public class SweepWork {
     TaskMetrics metrics;
 
     @Inject
+    TeamQueueLimits teamLimits;
+
+    @Inject
     @ConfigProperty(name = "teamdesk.dispatch.batch-size", defaultValue = "200")
     int batchSize;
 
@@ -59,8 +62,10 @@ public class SweepWork {
             case "recovery" -> () -> {
                 int recovered = batches(() -> recovery.recoverStalled(batchSize).size());
                 metrics.recovered(recovered);
-                return recovered + batches(() -> recovery.reconcile(batchSize))
+                int handled = recovered + batches(() -> recovery.reconcile(batchSize))
                         + batches(() -> recovery.reconcileCancelled(batchSize));
+                teamLimits.applyAll(); // issue 30: the queue has every team's cap again after a Redis restart
+                return handled;
             };
             case "idempotency" -> () -> batches(() -> idempotencyKeys.purgeExpired(clock.instant(), batchSize));
             case "retention" -> this::retain;

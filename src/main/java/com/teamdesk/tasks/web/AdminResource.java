@@ -3,6 +3,8 @@ package com.teamdesk.tasks.web;
 import com.teamdesk.tasks.platform.ConnectionBudget;
 import com.teamdesk.tasks.task.live.LiveFanOut;
 import com.teamdesk.tasks.task.TaskTimers.SweepStatus;
+import com.teamdesk.tasks.task.TeamQueueLimits;
+import com.teamdesk.tasks.task.TeamQueueLimits.TeamLimit;
 import com.teamdesk.tasks.task.admin.AdminService;
 import com.teamdesk.tasks.task.admin.AdminViews.AdminTask;
 import com.teamdesk.tasks.task.admin.AdminViews.BulkRetry;
@@ -17,6 +19,7 @@ import jakarta.json.JsonValue;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
@@ -27,6 +30,7 @@ import jakarta.ws.rs.core.MediaType;
 import java.io.InputStream;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /**
@@ -39,6 +43,7 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 @Produces(MediaType.APPLICATION_JSON)
 public class AdminResource {
     private static final Set<String> RETRY_FIELDS = Set.of("kind", "team", "olderThan", "limit", "status");
+    private static final Set<String> LIMIT_FIELDS = Set.of("maxRunning");
 
     @Inject
     AdminService admin;
@@ -48,6 +53,9 @@ public class AdminResource {
 
     @Inject
     LiveFanOut streams;
+
+    @Inject
+    TeamQueueLimits teamLimits;
 
     @Inject
     CurrentUser user;
@@ -187,4 +195,39 @@ public class AdminResource {
                 RequestInput.string(o, "olderThan"), limit);
     }
 
+    /** @return every team with a cap of running tasks, or with tasks waiting or running (issue 30) */
+    @GET
+    @Path("limits")
+    @Operation(summary = "Teams' caps of running tasks, with their waiting and running counts (operators)")
+    public PageJson<TeamLimit> teamLimits() {
+        user.id();
+        return new PageJson<>(teamLimits.list(), null);
+    }
+
+    /**
+     * Sets ({@code {"maxRunning": 1-1000}}) or clears ({@code {"maxRunning": null}}) a team's cap of tasks running
+     * at once across every instance (issue 30); audited as {@code admin.team.limits}.
+     */
+    @PUT
+    @Path("teams/{teamId}/limits")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Set or clear a team's cap of running tasks (operators)")
+    public TeamLimit setTeamLimit(@PathParam("teamId") String teamId, InputStream body) {
+        UUID team = RequestInput.pathId(teamId, "team.not_found");
+        JsonObject o = RequestInput.object(body, headers.getMediaType(), LIMIT_FIELDS, limits);
+        JsonValue v = o.get("maxRunning");
+        Integer max;
+        if (v == null) {
+            throw new com.teamdesk.tasks.common.InvalidInputException("limits.invalid",
+                    "maxRunning is required: 1-" + TeamQueueLimits.MAX + ", or null for none.");
+        } else if (v.getValueType() == JsonValue.ValueType.NULL) {
+            max = null;
+        } else if (v instanceof JsonNumber n && n.isIntegral() && n.bigIntegerValue().bitLength() < 32) {
+            max = n.intValue();
+        } else {
+            throw new com.teamdesk.tasks.common.InvalidInputException("limits.invalid",
+                    "maxRunning must be an integer 1-" + TeamQueueLimits.MAX + ", or null for none.");
+        }
+        return teamLimits.set(user.id(), team, max);
+    }
 }

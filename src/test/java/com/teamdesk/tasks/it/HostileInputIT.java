@@ -157,7 +157,9 @@ class HostileInputIT {
             "POST tasks/" + export + "/cancel", "POST tasks/" + failed + "/cancel", "GET tasks/" + export + "/events",
             "GET admin/overview", "GET admin/tasks", "GET admin/tasks/" + export, "POST admin/tasks/retry",
             "GET admin/timers", "POST admin/timers/dispatch/pause", "POST admin/timers/nope/run", "GET admin/workers",
-            "GET admin/queue", "GET admin/streams", "GET kinds"};
+            "GET admin/queue", "GET admin/streams", "GET kinds",
+            // issue 30: a team's cap of running tasks
+            "GET admin/limits", "PUT admin/teams/" + t.id() + "/limits"};
 
         try (Connection db = data.connection()) {
             long[] baseline = counts(db);

@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,32 +17,7 @@ import org.junit.jupiter.api.Test;
  * within a group with bounded overtaking (aging), and every transition that puts a job back in wait or takes
  * it out keeps it in its group's lane.
  */
-class FairShareTest extends QueueFixture {
-
-    private QueueStore store;
-    private int tokens;
-
-    @BeforeEach
-    void store() {
-        store = new QueueStore(redis, queue.keys());
-    }
-
-    private static JobOptions in(String group) {
-        return JobOptions.defaults().withGroup(group);
-    }
-
-    private String fetchId() {
-        QueueStore.FetchedJob job = store.moveToActive("t" + (++tokens), 60_000).job();
-        return job == null ? null : job.id();
-    }
-
-    private List<String> fetchAll() {
-        List<String> ids = new ArrayList<>();
-        for (String id = fetchId(); id != null; id = fetchId()) {
-            ids.add(id);
-        }
-        return ids;
-    }
+class FairShareTest extends LaneFixture {
 
     @Test
     void aFloodingGroupAndAGroupOfOneTakeTurns() {

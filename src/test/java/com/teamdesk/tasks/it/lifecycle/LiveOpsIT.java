@@ -379,6 +379,67 @@ class LiveOpsIT {
     }
 
     /**
+     * Issue 30: an operator caps a team at 1 running task; 6 of its exports, created through the API while both
+     * instances' workers (4 slots each) run, never overlap in the ledger (each RUNNING interval is recorded by a
+     * trigger at the statements that begin and end it, which happen while the execution holds its queue job),
+     * all complete, none used more than one attempt. The cap is audited, listed, refused out of range and to a
+     * non-operator, and cleared.
+     */
+    @Test
+    void aTeamsCapOfRunningTasksHoldsAcrossBothInstances() throws Exception {
+        TestTeam t = data.newTeam();
+        tickets(t);
+        String token = opsToken();
+        data.exec("CREATE TABLE IF NOT EXISTS cap_probe (task_id uuid, status text, at timestamptz)");
+        data.exec("CREATE OR REPLACE FUNCTION cap_probe_log() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+                + " IF NEW.team_id = '" + t.id() + "' AND NEW.status IS DISTINCT FROM OLD.status THEN"
+                + " INSERT INTO cap_probe VALUES (NEW.id, NEW.status, clock_timestamp()); END IF; RETURN NEW; END $$");
+        data.exec("CREATE TRIGGER cap_probe AFTER UPDATE ON background_task FOR EACH ROW EXECUTE FUNCTION cap_probe_log()");
+        try {
+            String path = "api/v1/admin/teams/" + t.id() + "/limits";
+            assertEquals(403, send(a, "PUT", path, Tokens.of(t.owner()), "{\"maxRunning\":1}").statusCode());
+            HttpResponse<InputStream> zero = send(a, "PUT", path, token, "{\"maxRunning\":0}");
+            assertEquals(400, zero.statusCode());
+            assertEquals("limits.invalid", parse(body(zero)).getString("code"));
+            assertEquals(404, send(a, "PUT", "api/v1/admin/teams/" + UUID.randomUUID() + "/limits", token,
+                    "{\"maxRunning\":1}").statusCode());
+            assertEquals(0L, data.count("SELECT count(*) FROM team_queue_limit WHERE team_id = ?", t.id()),
+                    "refused: nothing stored");
+            JsonObject set = json(send(b, "PUT", path, token, "{\"maxRunning\":1}"));
+            assertEquals(1, set.getInt("maxRunning"));
+
+            List<UUID> created = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                JsonObject task = json(send(i % 2 == 0 ? a : b, "POST", "api/v1/teams/" + t.id() + "/tasks",
+                        Tokens.of(t.staff()), "{\"kind\":\"EXPORT\",\"scope\":\"TEAM\"}"));
+                created.add(UUID.fromString(task.getString("id")));
+            }
+            awaitTrue(() -> data.count("SELECT count(*) FROM background_task WHERE team_id = ? AND status = 'COMPLETED'",
+                    t.id()) == 6, "the team's 6 exports complete, one at a time");
+            assertEquals(0L, data.count("SELECT count(*) FROM background_task WHERE team_id = ? AND attempts <> 1",
+                    t.id()), "waiting at the cap is no attempt");
+            long overlapping = data.count("WITH s AS (SELECT task_id, at, status, lead(at) OVER (PARTITION BY task_id"
+                    + " ORDER BY at) AS until FROM cap_probe), r AS (SELECT task_id, at, until FROM s WHERE status ="
+                    + " 'RUNNING') SELECT count(*) FROM r x JOIN r y ON x.task_id < y.task_id AND x.at < y.until"
+                    + " AND y.at < x.until");
+            assertEquals(0L, overlapping, "two of the team's tasks ran at once: " + data.count(
+                    "SELECT count(*) FROM cap_probe WHERE status = 'RUNNING'") + " runs recorded");
+            assertEquals(6L, data.count("SELECT count(DISTINCT task_id) FROM cap_probe WHERE status = 'RUNNING'"));
+
+            JsonArray listed = json(send(a, "GET", "api/v1/admin/limits", token, null)).getJsonArray("items");
+            assertTrue(listed.stream().anyMatch(l -> l.asJsonObject().getString("teamId").equals(t.id().toString())
+                    && l.asJsonObject().getInt("maxRunning") == 1), "listed: " + listed);
+            assertEquals(1L, data.count("SELECT count(*) FROM system_event WHERE kind = 'admin.team.limits'"
+                    + " AND team_id = ? AND actor_id = ?", t.id(), ops));
+            JsonObject cleared = json(send(a, "PUT", path, token, "{\"maxRunning\":null}"));
+            assertTrue(cleared.isNull("maxRunning"));
+            assertEquals(0L, data.count("SELECT count(*) FROM team_queue_limit WHERE team_id = ?", t.id()));
+        } finally {
+            data.exec("DROP TRIGGER IF EXISTS cap_probe ON background_task");
+        }
+    }
+
+    /**
      * Pause keeps the dispatch sweep from running on BOTH instances (a due row stays undispatched over two
      * more ticks of each), run-now on B runs it once (the row is dispatched and completes), resume lets it
      * run again; each action is a system event with the operator as actor.

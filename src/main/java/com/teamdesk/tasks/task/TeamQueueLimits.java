@@ -1,0 +1,186 @@
+package com.teamdesk.tasks.task;
+
+import com.teamdesk.tasks.common.InvalidInputException;
+import com.teamdesk.tasks.common.Jsons;
+import com.teamdesk.tasks.common.NotFoundException;
+import com.teamdesk.tasks.platform.InstanceId;
+import com.teamdesk.tasks.platform.Jdbc;
+import com.teamdesk.tasks.platform.SchemaMigration;
+import com.teamdesk.tasks.queue.GroupInfo;
+import com.teamdesk.tasks.queue.Queue;
+import com.teamdesk.tasks.team.SystemEventService;
+import com.teamdesk.tasks.team.TeamDirectory;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.json.JsonValue;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/**
+ * Issue 30: an operator's cap of one team's tasks running at once, on every instance. The row in
+ * {@code team_queue_limit} is the source; the queue enforces it atomically as its group's cap
+ * ({@link Queue#setGroupCap}); {@link #applyAll()} (every recovery sweep) writes every cap to the queue again, so a
+ * Redis that lost its data has them back within a tick. A task waiting at its team's cap is not claimed, so it uses
+ * no attempt and stays WAITING.
+ */
+@ApplicationScoped
+public class TeamQueueLimits {
+    private static final Logger LOG = Logger.getLogger(TeamQueueLimits.class.getName());
+    /** Highest cap an operator may set. */
+    public static final int MAX = 1000;
+
+    @Resource(lookup = SchemaMigration.DATASOURCE)
+    DataSource dataSource;
+
+    @Inject
+    Queue queue;
+
+    @Inject
+    TeamDirectory teams;
+
+    @Inject
+    SystemEventService events;
+
+    @Inject
+    Clock clock;
+
+    /**
+     * One team's limit and load as an operator sees it.
+     *
+     * @param teamId     the team
+     * @param maxRunning its cap, or null for none
+     * @param waiting    its tasks waiting in the queue
+     * @param running    its tasks RUNNING in the ledger
+     * @param atCap      true when tasks of it wait because it is at its cap
+     */
+    @jakarta.json.bind.annotation.JsonbNillable
+    public record TeamLimit(UUID teamId, Integer maxRunning, long waiting, long running, boolean atCap) {
+    }
+
+    /**
+     * Sets or clears a team's cap (audited: {@code admin.team.limits}), then hands it to the queue.
+     *
+     * @param maxRunning 1-{@value #MAX}, or null to clear
+     * @return the team's limit and load after the change
+     * @throws NotFoundException     ({@code team.not_found}) no such team
+     * @throws InvalidInputException ({@code limits.invalid}) a cap out of range
+     */
+    public TeamLimit set(UUID operator, UUID teamId, Integer maxRunning) {
+        if (maxRunning != null && (maxRunning < 1 || maxRunning > MAX)) {
+            throw new InvalidInputException("limits.invalid", "maxRunning must be 1-" + MAX + ", or null for none.");
+        }
+        if (teams.slugOf(teamId).isEmpty()) {
+            throw new NotFoundException("team.not_found", "No such team.");
+        }
+        Instant now = clock.instant();
+        LedgerException.of("team queue limit", () -> {
+            if (maxRunning == null) {
+                return update("DELETE FROM team_queue_limit WHERE team_id = ?", teamId);
+            }
+            return update("INSERT INTO team_queue_limit (team_id, max_running, updated_by, updated_at) VALUES (?, ?, ?, ?)"
+                    + " ON CONFLICT (team_id) DO UPDATE SET max_running = EXCLUDED.max_running,"
+                    + " updated_by = EXCLUDED.updated_by, updated_at = EXCLUDED.updated_at", teamId, maxRunning, operator, now);
+        });
+        events.append(teamId, "admin.team.limits", operator, null, Jsons.PROVIDER.createObjectBuilder()
+                .add("maxRunning", maxRunning == null ? JsonValue.NULL : Jsons.PROVIDER.createValue(maxRunning))
+                .add("instance", InstanceId.get()).build(), now);
+        try {
+            queue.setGroupCap(teamId.toString(), maxRunning);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "task.limits: the queue has the cap of team " + teamId
+                    + " at the next recovery sweep: " + e);
+        }
+        return list().stream().filter(l -> l.teamId().equals(teamId)).findFirst()
+                .orElse(new TeamLimit(teamId, null, 0, 0, false));
+    }
+
+    /** @return every team with a cap, or with tasks waiting or running, capped teams first */
+    public List<TeamLimit> list() {
+        Map<UUID, Integer> caps = caps();
+        Map<UUID, GroupInfo> groups = new HashMap<>();
+        for (GroupInfo g : queue.groups()) {
+            parse(g.group()).ifPresent(team -> groups.put(team, g));
+        }
+        Map<UUID, Long> running = LedgerException.of("running per team", () -> {
+            Map<UUID, Long> m = new HashMap<>();
+            for (Object[] r : Jdbc.query(dataSource, "SELECT team_id, count(*) FROM background_task"
+                    + " WHERE status = 'RUNNING' GROUP BY team_id", rs -> new Object[] {Jdbc.uuid(rs, 1), rs.getLong(2)})) {
+                m.put((UUID) r[0], (Long) r[1]);
+            }
+            return m;
+        });
+        List<UUID> order = new ArrayList<>(caps.keySet());
+        groups.keySet().stream().filter(t -> !caps.containsKey(t)).forEach(order::add);
+        running.keySet().stream().filter(t -> !order.contains(t)).forEach(order::add);
+        List<TeamLimit> out = new ArrayList<>(order.size());
+        for (UUID team : order) {
+            GroupInfo g = groups.get(team);
+            out.add(new TeamLimit(team, caps.get(team), g == null ? 0 : g.waiting(), running.getOrDefault(team, 0L),
+                    g != null && g.atCap()));
+        }
+        return out;
+    }
+
+    /**
+     * Writes every cap of the table to the queue and clears the queue's caps the table no longer has (every
+     * recovery sweep: a Redis restart without its data gets them back).
+     *
+     * @return the caps written
+     */
+    public int applyAll() {
+        Map<UUID, Integer> caps = caps();
+        for (GroupInfo g : queue.groups()) {
+            if (g.cap() != null && parse(g.group()).map(t -> !caps.containsKey(t)).orElse(true)) {
+                queue.setGroupCap(g.group(), null);
+            }
+        }
+        Map<String, Integer> inQueue = new HashMap<>();
+        for (GroupInfo g : queue.groups()) {
+            if (g.cap() != null) {
+                inQueue.put(g.group(), g.cap());
+            }
+        }
+        int written = 0;
+        for (Map.Entry<UUID, Integer> c : caps.entrySet()) {
+            if (!c.getValue().equals(inQueue.get(c.getKey().toString()))) {
+                queue.setGroupCap(c.getKey().toString(), c.getValue());
+                written++;
+            }
+        }
+        return written;
+    }
+
+    private Map<UUID, Integer> caps() {
+        return LedgerException.of("team queue limits", () -> {
+            Map<UUID, Integer> m = new java.util.LinkedHashMap<>();
+            for (Object[] r : Jdbc.query(dataSource, "SELECT team_id, max_running FROM team_queue_limit ORDER BY team_id",
+                    rs -> new Object[] {Jdbc.uuid(rs, 1), rs.getInt(2)})) {
+                m.put((UUID) r[0], (Integer) r[1]);
+            }
+            return m;
+        });
+    }
+
+    private int update(String sql, Object... args) throws java.sql.SQLException {
+        try (java.sql.Connection c = dataSource.getConnection()) {
+            return Jdbc.update(c, sql, args);
+        }
+    }
+
+    private static java.util.Optional<UUID> parse(String group) {
+        try {
+            return java.util.Optional.of(UUID.fromString(group));
+        } catch (IllegalArgumentException e) {
+            return java.util.Optional.empty();
+        }
+    }
+}

@@ -1,0 +1,49 @@
+package com.teamdesk.tasks.queue;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.BeforeEach;
+
+/**
+ * Issue 30's script-level tests: a queue, its worker-side store, and fetches one job at a time (each for a fresh
+ * lock token, as the fetch loop does), remembering every fetched job so that a test can finish it.
+ */
+abstract class LaneFixture extends QueueFixture {
+
+    protected QueueStore store;
+    /** Every job fetched by {@link #fetchId()}, by id (the latest fetch of it). */
+    protected final Map<String, QueueStore.FetchedJob> fetched = new HashMap<>();
+    private int tokens;
+
+    @BeforeEach
+    void laneStore() {
+        store = new QueueStore(redis, queue.keys());
+    }
+
+    /** @return default options in {@code group} */
+    protected static JobOptions in(String group) {
+        return JobOptions.defaults().withGroup(group);
+    }
+
+    /** @return the id of the job one fetch locks, or null when none is fetchable */
+    protected String fetchId() {
+        QueueStore.FetchedJob job = store.moveToActive("t" + (++tokens), 60_000).job();
+        if (job == null) {
+            return null;
+        }
+        fetched.put(job.id(), job);
+        return job.id();
+    }
+
+    /** @return the ids fetched one by one until nothing is fetchable, in fetch order */
+    protected List<String> fetchAll() {
+        List<String> ids = new ArrayList<>();
+        for (String id = fetchId(); id != null; id = fetchId()) {
+            ids.add(id);
+        }
+        return ids;
+    }
+}
