@@ -1,5 +1,6 @@
 // The operator view (/api/v1/admin): overview, running runs, workers, queue, timers with
-// pause/resume/run-now, failed tasks with bulk retry, a task's detail. The admin API has no
+// pause/resume/run-now, teams' waiting and running tasks with their caps (issue 30), failed tasks with bulk
+// retry, a task's detail. The admin API has no
 // stream, so the figures are refreshed every 2 s while the view is shown.
 import { api, kinds } from './api.js';
 import { h, fill, time, duration, empty, failed, table, field, say, describe } from './ui.js';
@@ -19,6 +20,14 @@ export function mount(el) {
     h('section.card', { 'aria-labelledby': 'ops-timers-title' }, h('h2#ops-timers-title', 'Timers'), h('div#ops-timers')),
     h('section.card', { 'aria-labelledby': 'ops-running-title' }, h('h2#ops-running-title', 'Running runs'), h('div#ops-running')),
     h('section.card', { 'aria-labelledby': 'ops-workers-title' }, h('h2#ops-workers-title', 'Workers'), h('div#ops-workers')),
+    h('section.card', { 'aria-labelledby': 'ops-teams-title' }, h('h2#ops-teams-title', 'Teams: waiting, running, cap'),
+      h('p.hint', 'Teams take turns for the workers. A cap limits how many of one team\'s tasks run at once on all instances.'),
+      h('form#ops-cap.filters', { onsubmit: e => { e.preventDefault(); setCap(false); } },
+        field('Team id', h('input#ops-cap-team', { type: 'text', autocomplete: 'off', required: true })),
+        field('Most running at once', h('input#ops-cap-max', { type: 'number', min: '1', max: '1000', step: '1' })),
+        h('div.actions', h('button#ops-cap-set', { type: 'submit' }, 'Set cap'),
+          h('button#ops-cap-clear', { type: 'button', onclick: () => setCap(true) }, 'Clear cap'))),
+      h('div#ops-teams')),
     h('section.card', { 'aria-labelledby': 'ops-failed-title' }, h('h2#ops-failed-title', 'Failed tasks'),
       h('form#ops-bulk.filters', { onsubmit: e => { e.preventDefault(); bulkRetry(); } },
         field('Kind', h('select#ops-bulk-kind', h('option', { value: '' }, 'any'))),
@@ -66,6 +75,7 @@ async function refresh() {
     section('ops-overview', '/api/v1/admin/overview', renderOverview),
     section('ops-timers', '/api/v1/admin/timers', renderTimers),
     section('ops-workers', '/api/v1/admin/workers?limit=100', renderWorkers),
+    section('ops-teams', '/api/v1/admin/limits', renderTeams),
     section('ops-failed', '/api/v1/admin/tasks?status=FAILED&limit=50', renderFailed),
   ]);
   const u = document.getElementById('ops-updated');
@@ -144,6 +154,37 @@ function renderWorkers(box, page) {
       page.items.map(w => h('tr', h('td.mono', w.id), h('td.mono', w.host), h('td', h('span.badge', { 'data-status': w.state === 'live' ? 'COMPLETED' : 'FAILED' }, w.state)),
         h('td', time(w.startedAt)), h('td.num', `${w.busy} / ${w.concurrency}`), h('td', time(w.lastBeat)))))
     : empty('No worker has been seen in the last day.'));
+}
+
+// Issue 30: each team with a cap, or with tasks waiting or running; a click on a team fills the cap form.
+function renderTeams(box, page) {
+  fill(box, page.items.length
+    ? table('Teams', ['Team', 'Waiting', 'Running', 'Cap', 'State'],
+      page.items.map(t => h('tr#team-limit-' + t.teamId, { 'data-cap': t.maxRunning === null ? '' : String(t.maxRunning) },
+        h('td', h('button.link', { type: 'button', title: t.teamId, onclick: () => { document.getElementById('ops-cap-team').value = t.teamId; } },
+          t.team || t.teamId.slice(0, 8))),
+        h('td.num', String(t.waiting)), h('td.num', String(t.running)),
+        h('td.num.team-cap', t.maxRunning === null ? '—' : String(t.maxRunning)),
+        h('td', t.atCap ? h('span.badge', { 'data-status': 'WAITING' }, 'At its cap') : '—'))))
+    : empty('No team has tasks waiting or running, and none has a cap.'));
+}
+
+async function setCap(clear) {
+  const team = document.getElementById('ops-cap-team').value.trim();
+  const max = document.getElementById('ops-cap-max').value.trim();
+  if (!team) return;
+  if (!clear && max === '') {
+    say('Give the most tasks of the team running at once, 1-1000, or clear the cap.', true);
+    return;
+  }
+  try {
+    const t = await api(`/api/v1/admin/teams/${encodeURIComponent(team)}/limits`,
+      { method: 'PUT', body: { maxRunning: clear ? null : Number(max) } });
+    say(t.maxRunning === null ? `Team ${t.team || team}: no cap.` : `Team ${t.team || team}: at most ${t.maxRunning} running at once.`);
+    refresh();
+  } catch (e) {
+    say(describe(e), true);
+  }
 }
 
 function renderFailed(box, page) {

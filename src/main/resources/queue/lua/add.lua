@@ -1,8 +1,9 @@
 -- add (R2): adds a job unless a record with its id exists in any state (retained completed or failed
--- records included). Creates the record and puts the id at the end of wait, or in delayed at
--- now + delayMs; sets the marker so that a blocked worker wakes up, unless the job joined a wait list that
--- already held jobs: then the marker is still set, or the worker that popped it is about to fetch and sets
--- it again while jobs wait (moveToActive), so one ZADD per burst instead of one per job.
+-- records included). Creates the record and puts the id at the end of its lane (issue 30: its group's, or
+-- the ungrouped wait list), or in delayed at now + delayMs; sets the marker so that a blocked worker wakes up,
+-- unless the job joined a lane that already held jobs: then the marker is still set, or the worker that popped
+-- it is about to fetch and sets it again while jobs wait (moveToActive), so one ZADD per burst instead of one
+-- per job.
 --
 -- KEYS[1] jobKey             the job hash <p>:<q>:job:<jobId>
 -- KEYS[2] waitKey            LIST of waiting ids
@@ -60,11 +61,9 @@ end
 if delay > 0 then
   rcall('ZADD', delayedKey, int(now + delay), jobId)
   rcall('ZADD', markerKey, '0', '0') -- blocked workers recompute how long to wait
-else
-  local wasIdle = rcall('LLEN', lanesKey) == 0
-  enqueue(waitKey, lanesKey, seqKey, jobId, group, priority)
-  if wasIdle then
-    rcall('ZADD', markerKey, '0', '0')
-  end
+elseif enqueue(waitKey, lanesKey, seqKey, jobId, group, priority) then
+  -- its lane joined the rotation: wake a blocked worker (a lane that held jobs already has the marker set, or
+  -- a worker about to fetch that sets it again while jobs wait)
+  rcall('ZADD', markerKey, '0', '0')
 end
 return 1

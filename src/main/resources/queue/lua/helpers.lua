@@ -31,20 +31,24 @@ end
 local AGING = 1000
 
 -- Puts jobId at the end of its lane (its group's, or the ungrouped lane for group '' or nil) and the lane in
--- the rotation when it was empty. Returns nothing.
+-- the rotation when it was empty. Returns true when the lane joined the rotation (the caller may have to set
+-- the marker: see add.lua), false when it held jobs already.
 local function enqueue(waitKey, lanesKey, seqKey, jobId, group, priority)
   if not group or group == '' then
     if rcall('RPUSH', waitKey, jobId) == 1 then
       rcall('RPUSH', lanesKey, '')
+      return true
     end
-    return
+    return false
   end
   local laneKey = lanesKey .. ':' .. group
   local seq = rcall('INCR', seqKey)
   rcall('ZADD', laneKey, int(seq - (tonumber(priority) or 0) * AGING), jobId)
   if rcall('ZCARD', laneKey) == 1 then
     rcall('RPUSH', lanesKey, group)
+    return true
   end
+  return false
 end
 
 -- The group and priority a job's record holds (nil, nil for an ungrouped job).

@@ -57,13 +57,14 @@ public class TeamQueueLimits {
      * One team's limit and load as an operator sees it.
      *
      * @param teamId     the team
+     * @param team       its slug, for people (null when the team is gone)
      * @param maxRunning its cap, or null for none
      * @param waiting    its tasks waiting in the queue
      * @param running    its tasks RUNNING in the ledger
      * @param atCap      true when tasks of it wait because it is at its cap
      */
     @jakarta.json.bind.annotation.JsonbNillable
-    public record TeamLimit(UUID teamId, Integer maxRunning, long waiting, long running, boolean atCap) {
+    public record TeamLimit(UUID teamId, String team, Integer maxRunning, long waiting, long running, boolean atCap) {
     }
 
     /**
@@ -100,7 +101,7 @@ public class TeamQueueLimits {
                     + " at the next recovery sweep: " + e);
         }
         return list().stream().filter(l -> l.teamId().equals(teamId)).findFirst()
-                .orElse(new TeamLimit(teamId, null, 0, 0, false));
+                .orElse(new TeamLimit(teamId, teams.slugOf(teamId).orElse(null), null, 0, 0, false));
     }
 
     /** @return every team with a cap, or with tasks waiting or running, capped teams first */
@@ -124,7 +125,7 @@ public class TeamQueueLimits {
         List<TeamLimit> out = new ArrayList<>(order.size());
         for (UUID team : order) {
             GroupInfo g = groups.get(team);
-            out.add(new TeamLimit(team, caps.get(team), g == null ? 0 : g.waiting(), running.getOrDefault(team, 0L),
+            out.add(new TeamLimit(team, teams.slugOf(team).orElse(null), caps.get(team), g == null ? 0 : g.waiting(), running.getOrDefault(team, 0L),
                     g != null && g.atCap()));
         }
         return out;

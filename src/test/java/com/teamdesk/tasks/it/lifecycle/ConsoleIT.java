@@ -403,6 +403,32 @@ class ConsoleIT {
         }
     }
 
+    /**
+     * Issue 30: an operator caps the team's running tasks from the console (the row shows the cap, the ledger
+     * stores it) and clears it again.
+     */
+    @Test
+    void anOperatorCapsATeamsRunningTasksAndClearsTheCap() throws Exception {
+        signIn("owner-" + tag);
+        click(By.id("nav-operator"));
+        within(WAIT).until(ExpectedConditions.presenceOfElementLocated(By.id("ops-cap-team")));
+        By row = By.id("team-limit-" + team.id());
+        try {
+            driver.findElement(By.id("ops-cap-team")).sendKeys(team.id().toString());
+            driver.findElement(By.id("ops-cap-max")).sendKeys("2");
+            click(By.id("ops-cap-set"));
+            within(WAIT).until(ExpectedConditions.attributeToBe(row, "data-cap", "2"));
+            assertEquals(2, ((Number) data.value("SELECT max_running FROM team_queue_limit WHERE team_id = ?",
+                    team.id())).intValue());
+            shot("operator-team-cap", "ops-teams-title");
+            click(By.id("ops-cap-clear"));
+            within(WAIT).until(d -> d.findElements(row).isEmpty() || "".equals(d.findElement(row).getAttribute("data-cap")));
+            assertEquals(0L, data.count("SELECT count(*) FROM team_queue_limit WHERE team_id = ?", team.id()));
+        } finally {
+            data.exec("DELETE FROM team_queue_limit"); // never leave a cap for the other scenarios
+        }
+    }
+
     // ---- helpers ------------------------------------------------------------------------------
 
     private static void signIn(String username) {
