@@ -53,6 +53,11 @@ public class TeamQueueLimits {
     @Inject
     Clock clock;
 
+    /** Teams at their cap with tasks waiting, as the queue said at {@code atCapRead} (System.nanoTime). */
+    private volatile java.util.Set<UUID> atCap = java.util.Set.of();
+    private volatile long atCapRead = System.nanoTime() - AT_CAP_TTL_NS;
+    private static final long AT_CAP_TTL_NS = 2_000_000_000L;
+
     /**
      * One team's limit and load as an operator sees it.
      *
@@ -102,6 +107,29 @@ public class TeamQueueLimits {
         }
         return list().stream().filter(l -> l.teamId().equals(teamId)).findFirst()
                 .orElse(new TeamLimit(teamId, teams.slugOf(teamId).orElse(null), null, 0, 0, false));
+    }
+
+    /**
+     * Whether a team's tasks wait because it is at its cap (issue 30: the reason a member sees on a WAITING task).
+     * Read from the queue at most every 2 s per instance; false when the queue cannot be asked.
+     */
+    public boolean atCap(UUID teamId) {
+        long now = System.nanoTime();
+        if (now - atCapRead >= AT_CAP_TTL_NS) {
+            atCapRead = now;
+            try {
+                java.util.Set<UUID> teams = new java.util.HashSet<>();
+                for (GroupInfo g : queue.groups()) {
+                    if (g.atCap()) {
+                        parse(g.group()).ifPresent(teams::add);
+                    }
+                }
+                atCap = teams;
+            } catch (RuntimeException e) {
+                atCap = java.util.Set.of();
+            }
+        }
+        return atCap.contains(teamId);
     }
 
     /** @return every team with a cap, or with tasks waiting or running, capped teams first */

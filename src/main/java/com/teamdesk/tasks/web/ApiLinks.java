@@ -29,6 +29,9 @@ public class ApiLinks {
     @Inject
     TaskKinds kinds;
 
+    @Inject
+    com.teamdesk.tasks.task.TeamQueueLimits teamLimits;
+
     /** @return the URI of an API path such as {@code tasks/<id>}: absolute from the public base URL, or relative */
     public URI api(String path) {
         String relative = API + path;
@@ -53,5 +56,17 @@ public class ApiLinks {
     /** @return true when a COMPLETED task of {@code kind} offers a file ({@code links.result}) */
     public boolean offersFile(TaskKind kind) {
         return kinds.handler(kind).offersFile();
+    }
+
+    /**
+     * Issue 30: why a WAITING task that is due has not started, when its team is at its cap of running tasks;
+     * else null (it waits its turn, or is scheduled: {@code runAt} says when).
+     */
+    public String waitingReason(com.teamdesk.tasks.task.BackgroundTask t) {
+        if (t.status() != com.teamdesk.tasks.task.TaskStatus.WAITING || t.runAt().isAfter(now())
+                || !teamLimits.atCap(t.teamId())) {
+            return null;
+        }
+        return TaskJson.TEAM_AT_CAP;
     }
 }

@@ -21,6 +21,7 @@ import java.util.UUID;
  *                (export filters with timeZone, or the reminder's ticketId, message and
  *                recipients); the API keeps the name {@code filters} for every kind
  * @param runAt       not before this instant (R24); later than {@code createdAt} for a scheduled task
+ * @param waitingReason issue 30: why a due WAITING task has not started ({@link #TEAM_AT_CAP}), else null
  * @param cancelledAt when a member cancelled the current run (R23), else null
  * @param cancelledBy who cancelled it, else null
  * @param links   {@code self} always; {@code result} for a COMPLETED task of a kind that offers a
@@ -29,12 +30,16 @@ import java.util.UUID;
  */
 @JsonbNillable
 @JsonbPropertyOrder({"id", "kind", "teamId", "ownerId", "scope", "filters", "status", "run", "displayRun", "attempts",
-        "progress", "lastError", "resultSummary", "expiresAt", "runAt", "cancelledAt", "cancelledBy", "createdAt",
+        "progress", "lastError", "resultSummary", "expiresAt", "runAt", "waitingReason", "cancelledAt", "cancelledBy", "createdAt",
         "updatedAt", "links"})
 public record TaskJson(UUID id, String kind, UUID teamId, UUID ownerId, TaskScope scope, JsonObject filters,
         TaskStatus status, int run, int displayRun, int attempts, int progress, String lastError,
-        String resultSummary, Instant expiresAt, Instant runAt, Instant cancelledAt, UUID cancelledBy,
-        Instant createdAt, Instant updatedAt, Links links) {
+        String resultSummary, Instant expiresAt, Instant runAt, String waitingReason, Instant cancelledAt,
+        UUID cancelledBy, Instant createdAt, Instant updatedAt, Links links) {
+
+    /** The waiting reason of a task whose team runs as many tasks as an operator's cap allows (issue 30). */
+    public static final String TEAM_AT_CAP = "Your team is running as many tasks at once as its limit allows;"
+            + " this one starts when one of them ends.";
 
     /**
      * Hypermedia links of a task; absent ones are omitted.
@@ -59,7 +64,7 @@ public record TaskJson(UUID id, String kind, UUID teamId, UUID ownerId, TaskScop
         URI cancel = cancellable ? links.api("tasks/" + t.id() + "/cancel") : null;
         return new TaskJson(t.id(), t.kind().name(), t.teamId(), t.ownerId(), t.scope(), filters(t.params()), t.status(),
                 t.run(), t.run() + 1, t.attempts(), t.progress(), t.lastError(), t.resultSummary(), t.expiresAt(),
-                t.runAt(), t.cancelledAt(), t.cancelledBy(), t.createdAt(), t.updatedAt(), new Links(self, result, retry, cancel));
+                t.runAt(), links.waitingReason(t), t.cancelledAt(), t.cancelledBy(), t.createdAt(), t.updatedAt(), new Links(self, result, retry, cancel));
     }
 
     private static JsonObject filters(String json) {

@@ -1,17 +1,30 @@
 package com.teamdesk.tasks.it.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.teamdesk.tasks.it.support.Api;
 import com.teamdesk.tasks.it.support.Poll;
+import com.teamdesk.tasks.it.support.Tokens;
 import com.teamdesk.tasks.it.support.Sweeps;
 import com.teamdesk.tasks.it.support.TestDeployments;
+import com.teamdesk.tasks.platform.RedisResources;
+import com.teamdesk.tasks.queue.GroupInfo;
+import com.teamdesk.tasks.queue.Queue;
 import com.teamdesk.tasks.task.JdbcTaskLedger;
 import com.teamdesk.tasks.task.NewTaskRequest;
 import com.teamdesk.tasks.task.PausePoint;
 import com.teamdesk.tasks.task.TaskService;
 import com.teamdesk.tasks.task.TaskStatus;
+import com.teamdesk.tasks.task.TeamQueueLimits;
 import jakarta.inject.Inject;
+import com.teamdesk.tasks.web.TaskJson;
 import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonReader;
+import java.io.StringReader;
+import java.net.URL;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -23,6 +36,7 @@ import java.util.UUID;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -54,6 +68,14 @@ class FairShareIT {
     JdbcTaskLedger ledger;
     @Inject
     Sweeps sweeps;
+    @Inject
+    TeamQueueLimits limits;
+    @Inject
+    Queue queue;
+    @Inject
+    RedisResources redis;
+    @ArquillianResource
+    URL url;
     @Inject
     @ConfigProperty(name = "teamdesk.worker.concurrency")
     int slots;
@@ -128,6 +150,78 @@ class FairShareIT {
         gate.get(digest).awaitArrival();
         assertEquals(0, gates.arrivals(PausePoint.AFTER_CLAIM, exports.get(slots)), "the older export still waits");
         assertEquals(0, gates.arrivals(PausePoint.AFTER_CLAIM, exports.get(slots + 1)));
+    }
+
+    /**
+     * A team capped at 1: its second export waits while the first holds the team's only place (gated at its
+     * claim), and the member sees why on the waiting task (the API's {@code waitingReason}); the running one
+     * has none. Released, the second runs: the wait used no attempt.
+     */
+    @Test
+    void aTaskWaitingAtItsTeamsCapSaysWhyAndUsesNoAttempt() throws Exception {
+        EngineFixtures.TestTeam a = fx.newTeam();
+        fx.tickets(a, 3, "Capped ticket");
+        try {
+            limits.set(a.owner(), a.id(), 1);
+            UUID first = scheduled(a, "EXPORT");
+            UUID second = scheduled(a, "EXPORT");
+            dispatch(first);
+            gate.get(first).awaitArrival();
+            dispatch(second);
+            String token = Tokens.of(a.staff());
+            Poll.until(() -> limits.atCap(a.id()), Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S),
+                    "the queue parks the team at its cap");
+            JsonObject waiting = json(Api.at(url).get("tasks/" + second, token));
+            assertEquals("WAITING", waiting.getString("status"));
+            assertEquals(TaskJson.TEAM_AT_CAP, waiting.getString("waitingReason"));
+            JsonObject running = json(Api.at(url).get("tasks/" + first, token));
+            assertTrue(running.isNull("waitingReason"), "the running task waits for nothing: " + running);
+            assertEquals(0, gates.arrivals(PausePoint.AFTER_CLAIM, second), "the cap holds it");
+            gate.get(first).release();
+            gate.get(second).awaitArrival();
+            assertEquals(1, ledger.find(second).orElseThrow().attempts(), "its wait at the cap was no attempt");
+        } finally {
+            fx.exec("DELETE FROM team_queue_limit WHERE team_id = ?", a.id());
+            queue.setGroupCap(a.id().toString(), null);
+        }
+    }
+
+    private static JsonObject json(Api.Reply r) {
+        assertEquals(200, r.status(), r.body());
+        try (JsonReader reader = Json.createReader(new StringReader(r.body()))) {
+            return reader.readObject();
+        }
+    }
+
+    /**
+     * A team's cap is the ledger's (team_queue_limit): when Redis loses it (a restart without its data), the
+     * recovery sweep's {@link TeamQueueLimits#applyAll()} writes it again, and clearing it in the ledger clears
+     * the queue's.
+     */
+    @Test
+    void aCapLostWithRedisDataComesBackFromTheLedger() {
+        EngineFixtures.TestTeam a = fx.newTeam();
+        UUID operator = a.owner();
+        try {
+            limits.set(operator, a.id(), 2);
+            assertEquals(Integer.valueOf(2), capInQueue(a.id()));
+            redis.redis().del(queue.keys().lanes() + "-caps"); // what a Redis restart without its data leaves
+            assertNull(capInQueue(a.id()));
+            assertEquals(1, limits.applyAll(), "the sweep writes the lost cap");
+            assertEquals(Integer.valueOf(2), capInQueue(a.id()));
+            assertEquals(0, limits.applyAll(), "and nothing when the queue has it");
+            fx.exec("DELETE FROM team_queue_limit WHERE team_id = ?", a.id()); // gone from the ledger
+            limits.applyAll();
+            assertNull(capInQueue(a.id()), "a cap the ledger no longer has is cleared in the queue");
+        } finally {
+            fx.exec("DELETE FROM team_queue_limit WHERE team_id = ?", a.id());
+            queue.setGroupCap(a.id().toString(), null);
+        }
+    }
+
+    private Integer capInQueue(UUID team) {
+        return queue.groups().stream().filter(g -> g.group().equals(team.toString())).map(GroupInfo::cap)
+                .filter(java.util.Objects::nonNull).findFirst().orElse(null);
     }
 
     // ---- helpers ----
