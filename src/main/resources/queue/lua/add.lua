@@ -21,6 +21,7 @@
 -- ARGV[7] backoffJitter
 -- ARGV[8] group              the job's group ('' = none: the ungrouped lane, FIFO)
 -- ARGV[9] priority           0-10, higher first within its group (with aging, see helpers.lua)
+-- ARGV[10] rateKey           the rate limit it counts against ('' = none; see overRate in helpers.lua)
 --
 -- Reply: 1 added (waiting, or delayed when delayMs > 0), 0 duplicate (nothing changed).
 
@@ -41,6 +42,7 @@ local backoffMs = ARGV[6]
 local backoffJitter = ARGV[7]
 local group = ARGV[8]
 local priority = ARGV[9]
+local rateKey = ARGV[10]
 
 if rcall('EXISTS', jobKey) == 1 then
   return 0
@@ -57,6 +59,9 @@ rcall('HSET', jobKey, 'data', data, 'state', state, 'attemptsMade', '0', 'stalle
   'maxAttempts', maxAttempts, 'backoffMs', backoffMs, 'backoffJitter', backoffJitter)
 if group ~= '' then
   rcall('HSET', jobKey, 'group', group, 'priority', priority)
+end
+if rateKey ~= '' then
+  rcall('HSET', jobKey, 'rate', rateKey)
 end
 if delay > 0 then
   rcall('ZADD', delayedKey, int(now + delay), jobId)

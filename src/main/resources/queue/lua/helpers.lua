@@ -226,6 +226,31 @@ local function failedRetention(opts)
   return string.match(opts, '^[^:]*:[^:]*:[^:]*:[^:]*:[^:]*:([^:]*):([^:]*)$')
 end
 
+-- Rate limits (issue 30): lanesKey .. '-rates' is a HASH rate key -> 'limit:windowMs' (Queue.setRateLimit). A
+-- fetched job whose record names a rate key with a limit is counted in the key's fixed window (the counter
+-- lanesKey .. '-rate:' .. key .. ':' .. windowStart); over the limit, fetchMany puts it back in delayed until the
+-- window ends: not locked, not an attempt. Returns that end (epoch ms), or nil when the job may start.
+local function overRate(lanesKey, rateKey, now)
+  local cfg = rcall('HGET', lanesKey .. '-rates', rateKey)
+  if not cfg then
+    return nil
+  end
+  local limit, window = string.match(cfg, '^(%d+):(%d+)$')
+  limit = tonumber(limit)
+  window = tonumber(window)
+  local start = now - (now % window)
+  local counter = lanesKey .. '-rate:' .. rateKey .. ':' .. int(start)
+  local n = rcall('INCR', counter)
+  if n == 1 then
+    rcall('PEXPIRE', counter, window * 2)
+  end
+  if n > limit then
+    rcall('DECR', counter) -- the counter counts the jobs that started
+    return start + window
+  end
+  return nil
+end
+
 -- Promotes due jobs, then pops up to #tokens waiting jobs and locks the i-th for the execution holding
 -- tokens[i]. Returns two values: the fetched jobs as one flat list, five values per job: id, data,
 -- attemptsMade, stalledCounter, opts (opts: see above; the worker derives attemptsStarted = attemptsMade +
@@ -243,6 +268,7 @@ local function fetchMany(waitKey, lanesKey, seqKey, activeKey, delayedKey, marke
                          now, at)
   promoteDueJobs(delayedKey, waitKey, lanesKey, seqKey, jobPrefix, now)
   unparkFree(lanesKey, activeKey)
+  local rated = rcall('EXISTS', lanesKey .. '-rates') == 1
   local suffix = '@' .. at
   local jobs = {}
   local ids = {}
@@ -253,11 +279,22 @@ local function fetchMany(waitKey, lanesKey, seqKey, activeKey, delayedKey, marke
     end
     for _, id in ipairs(popped) do
       local jobKey = jobPrefix .. id
-      local f = rcall('HMGET', jobKey, 'data', 'attemptsMade', 'stalledCounter', 'opts')
+      local f = rcall('HMGET', jobKey, 'data', 'attemptsMade', 'stalledCounter', 'opts', 'rate', 'group')
+      local limitedUntil = nil
       if not f[1] then
         rcall('SREM', activeKey, id) -- a capped lane's id is active at once (popWaiting)
+      elseif rated and f[5] then
+        limitedUntil = overRate(lanesKey, f[5], now)
       end
-      if f[1] then
+      if limitedUntil then
+        -- over its rate limit: back to delayed until the window ends, neither locked nor an attempt
+        rcall('SREM', activeKey, id)
+        if f[6] then
+          rcall('SREM', lanesKey .. ':' .. f[6] .. ':running', id)
+        end
+        rcall('ZADD', delayedKey, int(limitedUntil), id)
+        rcall('HSET', jobKey, 'state', 'delayed', 'rateLimitedUntil', int(limitedUntil))
+      elseif f[1] then
         local n = #ids + 1
         -- GET: the reply is the previous value (nil), not the status OK, which Redis hands to Lua as a
         -- table {ok = 'OK'} built for every call (issue 16)

@@ -16,15 +16,18 @@ import java.util.Objects;
  * @param priority          {@link #MIN_PRIORITY}-{@link #MAX_PRIORITY}, higher first within its group, FIFO within
  *                          a priority; a job is overtaken by at most 1000 x (difference in priority) later jobs of
  *                          its group (aging). Ignored for an ungrouped job
+ * @param rateKey           the rate limit the job counts against when it starts ({@link Queue#setRateLimit}), an
+ *                          opaque name of 1-200 characters {@code [A-Za-z0-9._:-]}; null = none
  */
 public record JobOptions(int attempts, Backoff backoff, long delayMs, Retention removeOnComplete,
-                         Retention removeOnFail, String group, int priority) {
+                         Retention removeOnFail, String group, int priority, String rateKey) {
 
     /** Lowest priority, the default. */
     public static final int MIN_PRIORITY = 0;
     /** Highest priority. */
     public static final int MAX_PRIORITY = 10;
     private static final java.util.regex.Pattern GROUP = java.util.regex.Pattern.compile("[A-Za-z0-9._-]{1,100}");
+    private static final java.util.regex.Pattern RATE_KEY = java.util.regex.Pattern.compile("[A-Za-z0-9._:-]{1,200}");
 
     /**
      * @throws IllegalArgumentException if {@code attempts < 1}, {@code delayMs < 0}, the group is not a valid name or
@@ -44,6 +47,9 @@ public record JobOptions(int attempts, Backoff backoff, long delayMs, Retention 
         if (group != null && !GROUP.matcher(group).matches()) {
             throw new IllegalArgumentException("group must be 1-100 characters of [A-Za-z0-9._-]: " + group);
         }
+        if (rateKey != null && !RATE_KEY.matcher(rateKey).matches()) {
+            throw new IllegalArgumentException("rateKey must be 1-200 characters of [A-Za-z0-9._:-]: " + rateKey);
+        }
         if (priority < MIN_PRIORITY || priority > MAX_PRIORITY) {
             throw new IllegalArgumentException("priority must be " + MIN_PRIORITY + "-" + MAX_PRIORITY + ": " + priority);
         }
@@ -51,7 +57,7 @@ public record JobOptions(int attempts, Backoff backoff, long delayMs, Retention 
 
     /** Ungrouped options (no group, priority 0), as before issue 30. */
     public JobOptions(int attempts, Backoff backoff, long delayMs, Retention removeOnComplete, Retention removeOnFail) {
-        this(attempts, backoff, delayMs, removeOnComplete, removeOnFail, null, MIN_PRIORITY);
+        this(attempts, backoff, delayMs, removeOnComplete, removeOnFail, null, MIN_PRIORITY, null);
     }
 
     /**
@@ -71,7 +77,7 @@ public record JobOptions(int attempts, Backoff backoff, long delayMs, Retention 
      * @throws IllegalArgumentException if {@code a < 1}
      */
     public JobOptions withAttempts(int a) {
-        return new JobOptions(a, backoff, delayMs, removeOnComplete, removeOnFail, group, priority);
+        return new JobOptions(a, backoff, delayMs, removeOnComplete, removeOnFail, group, priority, rateKey);
     }
 
     /**
@@ -80,7 +86,7 @@ public record JobOptions(int attempts, Backoff backoff, long delayMs, Retention 
      * @throws NullPointerException if {@code b} is null
      */
     public JobOptions withBackoff(Backoff b) {
-        return new JobOptions(attempts, b, delayMs, removeOnComplete, removeOnFail, group, priority);
+        return new JobOptions(attempts, b, delayMs, removeOnComplete, removeOnFail, group, priority, rateKey);
     }
 
     /**
@@ -89,7 +95,7 @@ public record JobOptions(int attempts, Backoff backoff, long delayMs, Retention 
      * @throws IllegalArgumentException if {@code d < 0}
      */
     public JobOptions withDelayMs(long d) {
-        return new JobOptions(attempts, backoff, d, removeOnComplete, removeOnFail, group, priority);
+        return new JobOptions(attempts, backoff, d, removeOnComplete, removeOnFail, group, priority, rateKey);
     }
 
     /**
@@ -98,7 +104,7 @@ public record JobOptions(int attempts, Backoff backoff, long delayMs, Retention 
      * @throws NullPointerException if {@code r} is null
      */
     public JobOptions withRemoveOnComplete(Retention r) {
-        return new JobOptions(attempts, backoff, delayMs, r, removeOnFail, group, priority);
+        return new JobOptions(attempts, backoff, delayMs, r, removeOnFail, group, priority, rateKey);
     }
 
     /**
@@ -107,7 +113,7 @@ public record JobOptions(int attempts, Backoff backoff, long delayMs, Retention 
      * @throws NullPointerException if {@code r} is null
      */
     public JobOptions withRemoveOnFail(Retention r) {
-        return new JobOptions(attempts, backoff, delayMs, removeOnComplete, r, group, priority);
+        return new JobOptions(attempts, backoff, delayMs, removeOnComplete, r, group, priority, rateKey);
     }
 
     /**
@@ -116,7 +122,7 @@ public record JobOptions(int attempts, Backoff backoff, long delayMs, Retention 
      * @throws IllegalArgumentException if {@code g} is not a valid group name
      */
     public JobOptions withGroup(String g) {
-        return new JobOptions(attempts, backoff, delayMs, removeOnComplete, removeOnFail, g, priority);
+        return new JobOptions(attempts, backoff, delayMs, removeOnComplete, removeOnFail, g, priority, rateKey);
     }
 
     /**
@@ -125,6 +131,20 @@ public record JobOptions(int attempts, Backoff backoff, long delayMs, Retention 
      * @throws IllegalArgumentException if {@code p} is out of range
      */
     public JobOptions withPriority(int p) {
-        return new JobOptions(attempts, backoff, delayMs, removeOnComplete, removeOnFail, group, p);
+        return new JobOptions(attempts, backoff, delayMs, removeOnComplete, removeOnFail, group, p, rateKey);
+    }
+
+    /** @return true when {@code k} is a valid rate key (see {@link JobOptions}) */
+    public static boolean validRateKey(String k) {
+        return k != null && RATE_KEY.matcher(k).matches();
+    }
+
+    /**
+     * @param k the rate limit's name (see {@link JobOptions}), or null for none
+     * @return a copy with {@code rateKey = k}
+     * @throws IllegalArgumentException if {@code k} is not a valid name
+     */
+    public JobOptions withRateKey(String k) {
+        return new JobOptions(attempts, backoff, delayMs, removeOnComplete, removeOnFail, group, priority, k);
     }
 }

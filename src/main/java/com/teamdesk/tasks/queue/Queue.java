@@ -142,6 +142,30 @@ public final class Queue {
         return records.setGroupCap(group, cap);
     }
 
+    /**
+     * Issue 30: sets or clears a rate limit: at most {@code limit} jobs naming {@code rateKey}
+     * ({@link JobOptions#rateKey()}) start per fixed window of {@code windowMs} (windows start at multiples of it, by
+     * the Redis clock), across every worker. A job fetched over the limit goes back to delayed until its window
+     * ends: it is not locked and its attempts do not change. One HSET/HDEL, atomic.
+     *
+     * @param limit null to clear, else 1 or more
+     * @throws IllegalArgumentException if the key is not valid, {@code limit < 1} or {@code windowMs < 1}
+     */
+    public void setRateLimit(String rateKey, Integer limit, long windowMs) {
+        if (!JobOptions.validRateKey(rateKey)) {
+            throw new IllegalArgumentException("not a rate key: " + rateKey);
+        }
+        if (limit != null && (limit < 1 || windowMs < 1)) {
+            throw new IllegalArgumentException("limit and windowMs must be >= 1: " + limit + ", " + windowMs);
+        }
+        records.setRateLimit(rateKey, limit == null ? null : limit + ":" + windowMs);
+    }
+
+    /** @return the rate limits by rate key, each {@code limit:windowMs} */
+    public Map<String, String> rateLimits() {
+        return records.rateLimits();
+    }
+
     /** @return the groups with waiting jobs or a cap (issue 30), in serving order, then parked, then capped */
     public List<GroupInfo> groups() {
         return records.groups();

@@ -101,6 +101,11 @@ public final class QueueKeys {
         return lanes() + ":" + group;
     }
 
+    /** @return HASH rate key -> {@code limit:windowMs}, the rate limits a fetch enforces (issue 30) */
+    public String rateLimits() {
+        return lanes() + "-rates";
+    }
+
     /** @return STRING, the queue's sequence that orders the jobs of a group's lane (INCR) */
     public String laneSequence() {
         return base + "lane-seq";

@@ -94,7 +94,7 @@ final class QueueRecords {
         Objects.requireNonNull(o, "options");
         return List.of(jobId, data, Long.toString(o.delayMs()), QueueReplies.opts(o),
                 Integer.toString(o.attempts()), Long.toString(o.backoff().baseDelayMs()), o.backoff().jitter() ? "1" : "0",
-                o.group() == null ? "" : o.group(), Integer.toString(o.priority()));
+                o.group() == null ? "" : o.group(), Integer.toString(o.priority()), o.rateKey() == null ? "" : o.rateKey());
     }
 
     private static AddResult addResult(Object reply) {
@@ -200,6 +200,18 @@ final class QueueRecords {
     int setGroupCap(String group, Integer cap) {
         return (int) num(QueueScripts.SET_GROUP_CAP.eval(redis, List.of(keys.lanes(), keys.active(), keys.marker()),
                 List.of(keys.jobPrefix(), group, cap == null ? "" : Integer.toString(cap))));
+    }
+
+    void setRateLimit(String rateKey, String limitAndWindow) {
+        if (limitAndWindow == null) {
+            redis.hdel(keys.rateLimits(), rateKey);
+        } else {
+            redis.hset(keys.rateLimits(), rateKey, limitAndWindow);
+        }
+    }
+
+    Map<String, String> rateLimits() {
+        return redis.hgetAll(keys.rateLimits());
     }
 
     List<GroupInfo> groups() {

@@ -218,10 +218,11 @@ public class TaskDispatcher {
 
     /**
      * Issue 30: the queue job's options: the retry policy's attempts, backoff and retention, the team as its group
-     * (teams take turns) and its kind's priority within the team.
+     * (teams take turns), its kind's priority within the team, and the team's rate limit of the kind.
      */
     private JobOptions options(Dispatch run) {
-        return policy.jobOptions().withGroup(run.teamId().toString()).withPriority(kinds.handler(run.kind()).priority());
+        return policy.jobOptions().withGroup(run.teamId().toString()).withPriority(kinds.handler(run.kind()).priority())
+                .withRateKey(TeamQueueLimits.rateKey(run.teamId(), run.kind()));
     }
 
     private static String payload(TaskJobId job) {

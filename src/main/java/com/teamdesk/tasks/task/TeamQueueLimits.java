@@ -26,7 +26,8 @@ import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
- * Issue 30: an operator's cap of one team's tasks running at once, on every instance. The row in
+ * Issue 30: an operator's cap of one team's tasks running at once, and its rate limits per kind (tasks that start
+ * per minute), on every instance. The row in
  * {@code team_queue_limit} is the source; the queue enforces it atomically as its group's cap
  * ({@link Queue#setGroupCap}); {@link #applyAll()} (every recovery sweep) writes every cap to the queue again, so a
  * Redis that lost its data has them back within a tick. A task waiting at its team's cap is not claimed, so it uses
@@ -37,6 +38,9 @@ public class TeamQueueLimits {
     private static final Logger LOG = Logger.getLogger(TeamQueueLimits.class.getName());
     /** Highest cap an operator may set. */
     public static final int MAX = 1000;
+    /** Highest rate limit an operator may set, tasks per minute. */
+    public static final int MAX_PER_MINUTE = 100_000;
+    private static final long MINUTE_MS = 60_000;
 
     @Resource(lookup = SchemaMigration.DATASOURCE)
     DataSource dataSource;
@@ -67,9 +71,57 @@ public class TeamQueueLimits {
      * @param waiting    its tasks waiting in the queue
      * @param running    its tasks RUNNING in the ledger
      * @param atCap      true when tasks of it wait because it is at its cap
+     * @param perMinute  its rate limits: kind -> most tasks of the kind that start per minute (empty: none)
      */
     @jakarta.json.bind.annotation.JsonbNillable
-    public record TeamLimit(UUID teamId, String team, Integer maxRunning, long waiting, long running, boolean atCap) {
+    public record TeamLimit(UUID teamId, String team, Integer maxRunning, long waiting, long running, boolean atCap,
+                            Map<String, Integer> perMinute) {
+    }
+
+    /** @return the queue's rate key of a team's tasks of one kind: {@code <team>:<kind>} */
+    public static String rateKey(UUID teamId, TaskKind kind) {
+        return teamId + ":" + kind.name();
+    }
+
+    /**
+     * Sets or clears a team's rate limit of one kind (audited: {@code admin.team.rate_limit}), then hands it to
+     * the queue: at most {@code perMinute} of the team's tasks of the kind start per minute, on every instance
+     * together; one over it waits for the next minute, WAITING, with no attempt used.
+     *
+     * @param perMinute 1-{@value #MAX_PER_MINUTE}, or null to clear
+     * @return the team's limits and load after the change
+     * @throws NotFoundException     ({@code team.not_found}) no such team
+     * @throws InvalidInputException ({@code limits.invalid}) a limit out of range
+     */
+    public TeamLimit setRate(UUID operator, UUID teamId, TaskKind kind, Integer perMinute) {
+        if (perMinute != null && (perMinute < 1 || perMinute > MAX_PER_MINUTE)) {
+            throw new InvalidInputException("limits.invalid",
+                    "perMinute must be 1-" + MAX_PER_MINUTE + ", or null for none.");
+        }
+        if (teams.slugOf(teamId).isEmpty()) {
+            throw new NotFoundException("team.not_found", "No such team.");
+        }
+        Instant now = clock.instant();
+        LedgerException.of("team rate limit", () -> {
+            if (perMinute == null) {
+                return update("DELETE FROM team_rate_limit WHERE team_id = ? AND kind = ?", teamId, kind.name());
+            }
+            return update("INSERT INTO team_rate_limit (team_id, kind, per_minute, updated_by, updated_at)"
+                    + " VALUES (?, ?, ?, ?, ?) ON CONFLICT (team_id, kind) DO UPDATE SET per_minute = EXCLUDED.per_minute,"
+                    + " updated_by = EXCLUDED.updated_by, updated_at = EXCLUDED.updated_at",
+                    teamId, kind.name(), perMinute, operator, now);
+        });
+        events.append(teamId, "admin.team.rate_limit", operator, null, Jsons.PROVIDER.createObjectBuilder()
+                .add("kind", kind.name())
+                .add("perMinute", perMinute == null ? JsonValue.NULL : Jsons.PROVIDER.createValue(perMinute))
+                .add("instance", InstanceId.get()).build(), now);
+        try {
+            queue.setRateLimit(rateKey(teamId, kind), perMinute, MINUTE_MS);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "task.limits: the queue has the rate limit of team " + teamId
+                    + " at the next recovery sweep: " + e);
+        }
+        return limitOf(teamId);
     }
 
     /**
@@ -105,8 +157,12 @@ public class TeamQueueLimits {
             LOG.log(Level.WARNING, "task.limits: the queue has the cap of team " + teamId
                     + " at the next recovery sweep: " + e);
         }
+        return limitOf(teamId);
+    }
+
+    private TeamLimit limitOf(UUID teamId) {
         return list().stream().filter(l -> l.teamId().equals(teamId)).findFirst()
-                .orElse(new TeamLimit(teamId, teams.slugOf(teamId).orElse(null), null, 0, 0, false));
+                .orElse(new TeamLimit(teamId, teams.slugOf(teamId).orElse(null), null, 0, 0, false, Map.of()));
     }
 
     /**
@@ -132,7 +188,7 @@ public class TeamQueueLimits {
         return atCap.contains(teamId);
     }
 
-    /** @return every team with a cap, or with tasks waiting or running, capped teams first */
+    /** @return every team with a cap or a rate limit, or with tasks waiting or running; limited teams first */
     public List<TeamLimit> list() {
         Map<UUID, Integer> caps = caps();
         Map<UUID, GroupInfo> groups = new HashMap<>();
@@ -147,23 +203,25 @@ public class TeamQueueLimits {
             }
             return m;
         });
+        Map<UUID, Map<String, Integer>> rates = rates();
         List<UUID> order = new ArrayList<>(caps.keySet());
+        rates.keySet().stream().filter(t -> !order.contains(t)).forEach(order::add);
         groups.keySet().stream().filter(t -> !caps.containsKey(t)).forEach(order::add);
         running.keySet().stream().filter(t -> !order.contains(t)).forEach(order::add);
         List<TeamLimit> out = new ArrayList<>(order.size());
         for (UUID team : order) {
             GroupInfo g = groups.get(team);
             out.add(new TeamLimit(team, teams.slugOf(team).orElse(null), caps.get(team), g == null ? 0 : g.waiting(), running.getOrDefault(team, 0L),
-                    g != null && g.atCap()));
+                    g != null && g.atCap(), rates.getOrDefault(team, Map.of())));
         }
         return out;
     }
 
     /**
-     * Writes every cap of the table to the queue and clears the queue's caps the table no longer has (every
-     * recovery sweep: a Redis restart without its data gets them back).
+     * Writes every cap and rate limit of the tables to the queue and clears those the tables no longer have
+     * (every recovery sweep: a Redis restart without its data gets them back).
      *
-     * @return the caps written
+     * @return the caps and rate limits written
      */
     public int applyAll() {
         Map<UUID, Integer> caps = caps();
@@ -185,7 +243,34 @@ public class TeamQueueLimits {
                 written++;
             }
         }
+        Map<String, String> wanted = new HashMap<>();
+        rates().forEach((team, kinds) -> kinds.forEach((kind, n) ->
+                wanted.put(team + ":" + kind, n + ":" + MINUTE_MS)));
+        Map<String, String> queued = queue.rateLimits();
+        for (String key : queued.keySet()) {
+            if (!wanted.containsKey(key)) {
+                queue.setRateLimit(key, null, MINUTE_MS);
+            }
+        }
+        for (Map.Entry<String, String> w : wanted.entrySet()) {
+            if (!w.getValue().equals(queued.get(w.getKey()))) {
+                queue.setRateLimit(w.getKey(), Integer.valueOf(w.getValue().substring(0, w.getValue().indexOf(':'))),
+                        MINUTE_MS);
+                written++;
+            }
+        }
         return written;
+    }
+
+    private Map<UUID, Map<String, Integer>> rates() {
+        return LedgerException.of("team rate limits", () -> {
+            Map<UUID, Map<String, Integer>> m = new java.util.LinkedHashMap<>();
+            for (Object[] r : Jdbc.query(dataSource, "SELECT team_id, kind, per_minute FROM team_rate_limit"
+                    + " ORDER BY team_id, kind", rs -> new Object[] {Jdbc.uuid(rs, 1), rs.getString(2), rs.getInt(3)})) {
+                m.computeIfAbsent((UUID) r[0], k -> new java.util.TreeMap<>()).put((String) r[1], (Integer) r[2]);
+            }
+            return m;
+        });
     }
 
     private Map<UUID, Integer> caps() {

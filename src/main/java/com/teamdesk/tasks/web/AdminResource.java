@@ -44,6 +44,7 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 public class AdminResource {
     private static final Set<String> RETRY_FIELDS = Set.of("kind", "team", "olderThan", "limit", "status");
     private static final Set<String> LIMIT_FIELDS = Set.of("maxRunning");
+    private static final Set<String> RATE_FIELDS = Set.of("perMinute");
 
     @Inject
     AdminService admin;
@@ -56,6 +57,9 @@ public class AdminResource {
 
     @Inject
     TeamQueueLimits teamLimits;
+
+    @Inject
+    com.teamdesk.tasks.task.TaskKinds kinds;
 
     @Inject
     CurrentUser user;
@@ -215,19 +219,38 @@ public class AdminResource {
     public TeamLimit setTeamLimit(@PathParam("teamId") String teamId, InputStream body) {
         UUID team = RequestInput.pathId(teamId, "team.not_found");
         JsonObject o = RequestInput.object(body, headers.getMediaType(), LIMIT_FIELDS, limits);
-        JsonValue v = o.get("maxRunning");
-        Integer max;
+        return teamLimits.set(user.id(), team, intOrNull(o, "maxRunning", TeamQueueLimits.MAX));
+    }
+
+    /**
+     * Sets ({@code {"perMinute": 1-100000}}) or clears ({@code {"perMinute": null}}) a team's rate limit of one kind:
+     * at most that many of its tasks of the kind start per minute, on every instance together (issue 30); audited
+     * as {@code admin.team.rate_limit}.
+     */
+    @PUT
+    @Path("teams/{teamId}/limits/{kind}")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Set or clear a team's rate limit of one kind, tasks per minute (operators)")
+    public TeamLimit setTeamRateLimit(@PathParam("teamId") String teamId, @PathParam("kind") String kind,
+            InputStream body) {
+        UUID team = RequestInput.pathId(teamId, "team.not_found");
+        com.teamdesk.tasks.task.TaskKind k = kinds.parseRequired(kind, "kind", "limits.invalid");
+        JsonObject o = RequestInput.object(body, headers.getMediaType(), RATE_FIELDS, limits);
+        return teamLimits.setRate(user.id(), team, k, intOrNull(o, "perMinute", TeamQueueLimits.MAX_PER_MINUTE));
+    }
+
+    /** A required field that is an integer (range checked by the service) or null; 400 {@code limits.invalid} else. */
+    private static Integer intOrNull(JsonObject o, String field, int max) {
+        JsonValue v = o.get(field);
         if (v == null) {
             throw new com.teamdesk.tasks.common.InvalidInputException("limits.invalid",
-                    "maxRunning is required: 1-" + TeamQueueLimits.MAX + ", or null for none.");
+                    field + " is required: 1-" + max + ", or null for none.");
         } else if (v.getValueType() == JsonValue.ValueType.NULL) {
-            max = null;
+            return null;
         } else if (v instanceof JsonNumber n && n.isIntegral() && n.bigIntegerValue().bitLength() < 32) {
-            max = n.intValue();
-        } else {
-            throw new com.teamdesk.tasks.common.InvalidInputException("limits.invalid",
-                    "maxRunning must be an integer 1-" + TeamQueueLimits.MAX + ", or null for none.");
+            return n.intValue();
         }
-        return teamLimits.set(user.id(), team, max);
+        throw new com.teamdesk.tasks.common.InvalidInputException("limits.invalid",
+                field + " must be an integer 1-" + max + ", or null for none.");
     }
 }

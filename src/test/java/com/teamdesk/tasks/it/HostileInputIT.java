@@ -159,7 +159,7 @@ class HostileInputIT {
             "GET admin/timers", "POST admin/timers/dispatch/pause", "POST admin/timers/nope/run", "GET admin/workers",
             "GET admin/queue", "GET admin/streams", "GET kinds",
             // issue 30: a team's cap of running tasks
-            "GET admin/limits", "PUT admin/teams/" + t.id() + "/limits"};
+            "GET admin/limits", "PUT admin/teams/" + t.id() + "/limits", "PUT admin/teams/" + t.id() + "/limits/EXPORT"};
 
         try (Connection db = data.connection()) {
             long[] baseline = counts(db);

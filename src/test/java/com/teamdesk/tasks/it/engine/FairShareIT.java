@@ -11,11 +11,16 @@ import com.teamdesk.tasks.it.support.Sweeps;
 import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.platform.RedisResources;
 import com.teamdesk.tasks.queue.GroupInfo;
+import com.teamdesk.tasks.queue.JobRecord;
+import com.teamdesk.tasks.queue.JobState;
 import com.teamdesk.tasks.queue.Queue;
 import com.teamdesk.tasks.task.JdbcTaskLedger;
 import com.teamdesk.tasks.task.NewTaskRequest;
 import com.teamdesk.tasks.task.PausePoint;
 import com.teamdesk.tasks.task.TaskService;
+import com.teamdesk.tasks.task.TaskJobId;
+import com.teamdesk.tasks.task.TaskKind;
+import com.teamdesk.tasks.task.TaskRuns;
 import com.teamdesk.tasks.task.TaskStatus;
 import com.teamdesk.tasks.task.TeamQueueLimits;
 import jakarta.inject.Inject;
@@ -70,6 +75,8 @@ class FairShareIT {
     Sweeps sweeps;
     @Inject
     TeamQueueLimits limits;
+    @Inject
+    TaskRuns runs;
     @Inject
     Queue queue;
     @Inject
@@ -190,6 +197,58 @@ class FairShareIT {
         assertEquals(200, r.status(), r.body());
         try (JsonReader reader = Json.createReader(new StringReader(r.body()))) {
             return reader.readObject();
+        }
+    }
+
+    /**
+     * A rate limit of 1 EXPORT per minute for a team: of 3 exports handed to the queue at once, the ones over the
+     * limit wait in delayed for the next minute, WAITING in the ledger with no attempt used; the ones that started
+     * did so in distinct minutes (3 hand-overs within a second cross at most one minute's end, so at least one
+     * waits). The limit is listed and audited.
+     */
+    @Test
+    void aTeamsRateLimitHoldsTheTasksOverItWithoutAnAttempt() throws Exception {
+        EngineFixtures.TestTeam a = fx.newTeam();
+        fx.tickets(a, 3, "Rated ticket");
+        List<UUID> exports = new ArrayList<>();
+        try {
+            TeamQueueLimits.TeamLimit set = limits.setRate(a.owner(), a.id(), TaskKind.of("EXPORT"), 1);
+            assertEquals(Map.of("EXPORT", 1), set.perMinute());
+            for (int i = 0; i < 3; i++) {
+                String runAt = OffsetDateTime.now(ZoneOffset.UTC).plusHours(1).toString();
+                exports.add(tasks.create(a.staff(), a.id(), new NewTaskRequest(Json.createObjectBuilder()
+                        .add("kind", "EXPORT").add("scope", "TEAM").add("runAt", runAt).build())).id());
+            }
+            exports.forEach(this::dispatch);
+            Poll.until(() -> exports.stream().allMatch(t -> {
+                String state = queue.getJob(TaskJobId.of(t, 0).toString()).map(j -> j.state().name()).orElse("");
+                return state.equals("COMPLETED") || state.equals("DELAYED");
+            }), Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S * 2), "each export either ran or waits for its minute");
+            List<Long> startedInMinute = new ArrayList<>();
+            int held = 0;
+            for (UUID t : exports) {
+                JobRecord job = queue.getJob(TaskJobId.of(t, 0).toString()).orElseThrow();
+                if (job.state() == JobState.DELAYED) {
+                    held++;
+                    assertEquals(0, job.attemptsStarted(), "held before it started");
+                    assertEquals(TaskStatus.WAITING, ledger.find(t).orElseThrow().status());
+                    assertEquals(0, ledger.find(t).orElseThrow().attempts(), "no attempt used");
+                } else {
+                    startedInMinute.add(job.processedAt().toEpochMilli() / 60_000);
+                }
+            }
+            assertTrue(held >= 1, "at least one of 3 waits for a later minute");
+            assertEquals(startedInMinute.size(), new java.util.HashSet<>(startedInMinute).size(),
+                    "never two in one minute: " + startedInMinute);
+            assertEquals(1L, fx.count("SELECT count(*) FROM system_event WHERE kind = 'admin.team.rate_limit'"
+                    + " AND team_id = ?", a.id()));
+        } finally {
+            limits.setRate(a.owner(), a.id(), TaskKind.of("EXPORT"), null);
+            for (UUID t : exports) {
+                if (ledger.find(t).orElseThrow().status() == TaskStatus.WAITING) {
+                    runs.cancel(a.staff(), t, null); // leaves nothing for the next minute
+                }
+            }
         }
     }
 
