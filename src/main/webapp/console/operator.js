@@ -21,12 +21,18 @@ export function mount(el) {
     h('section.card', { 'aria-labelledby': 'ops-running-title' }, h('h2#ops-running-title', 'Running runs'), h('div#ops-running')),
     h('section.card', { 'aria-labelledby': 'ops-workers-title' }, h('h2#ops-workers-title', 'Workers'), h('div#ops-workers')),
     h('section.card', { 'aria-labelledby': 'ops-teams-title' }, h('h2#ops-teams-title', 'Teams: waiting, running, cap'),
-      h('p.hint', 'Teams take turns for the workers. A cap limits how many of one team\'s tasks run at once on all instances.'),
+      h('p.hint', 'Teams take turns for the workers. A cap limits how many of one team\'s tasks run at once on all instances;'
+        + ' a rate limit how many of one kind start per minute.'),
       h('form#ops-cap.filters', { onsubmit: e => { e.preventDefault(); setCap(false); } },
         field('Team id', h('input#ops-cap-team', { type: 'text', autocomplete: 'off', required: true })),
         field('Most running at once', h('input#ops-cap-max', { type: 'number', min: '1', max: '1000', step: '1' })),
         h('div.actions', h('button#ops-cap-set', { type: 'submit' }, 'Set cap'),
           h('button#ops-cap-clear', { type: 'button', onclick: () => setCap(true) }, 'Clear cap'))),
+      h('form#ops-rate.filters', { onsubmit: e => { e.preventDefault(); setRate(false); } },
+        field('Kind', h('select#ops-rate-kind')),
+        field('Most starting per minute', h('input#ops-rate-max', { type: 'number', min: '1', max: '100000', step: '1' })),
+        h('div.actions', h('button#ops-rate-set', { type: 'submit' }, 'Set rate limit'),
+          h('button#ops-rate-clear', { type: 'button', onclick: () => setRate(true) }, 'Clear rate limit'))),
       h('div#ops-teams')),
     h('section.card', { 'aria-labelledby': 'ops-failed-title' }, h('h2#ops-failed-title', 'Failed tasks'),
       h('form#ops-bulk.filters', { onsubmit: e => { e.preventDefault(); bulkRetry(); } },
@@ -42,6 +48,8 @@ export function mount(el) {
   kinds().then(k => {
     const select = document.getElementById('ops-bulk-kind');
     if (select) select.append(...[...k.keys()].map(name => h('option', name)));
+    const rate = document.getElementById('ops-rate-kind');
+    if (rate) rate.append(...[...k.keys()].map(name => h('option', { value: name }, name)));
   });
   refresh();
   clearInterval(timer);
@@ -159,12 +167,14 @@ function renderWorkers(box, page) {
 // Issue 30: each team with a cap, or with tasks waiting or running; a click on a team fills the cap form.
 function renderTeams(box, page) {
   fill(box, page.items.length
-    ? table('Teams', ['Team', 'Waiting', 'Running', 'Cap', 'State'],
+    ? table('Teams', ['Team', 'Waiting', 'Running', 'Cap', 'Per minute', 'State'],
       page.items.map(t => h('tr#team-limit-' + t.teamId, { 'data-cap': t.maxRunning === null ? '' : String(t.maxRunning) },
         h('td', h('button.link', { type: 'button', title: t.teamId, onclick: () => { document.getElementById('ops-cap-team').value = t.teamId; } },
           t.team || t.teamId.slice(0, 8))),
         h('td.num', String(t.waiting)), h('td.num', String(t.running)),
         h('td.num.team-cap', t.maxRunning === null ? '—' : String(t.maxRunning)),
+        h('td.team-rates', Object.keys(t.perMinute || {}).length
+          ? Object.entries(t.perMinute).map(([kind, n]) => `${kind} ${n}`).join(', ') : '—'),
         h('td', t.atCap ? h('span.badge', { 'data-status': 'WAITING' }, 'At its cap') : '—'))))
     : empty('No team has tasks waiting or running, and none has a cap.'));
 }
@@ -181,6 +191,25 @@ async function setCap(clear) {
     const t = await api(`/api/v1/admin/teams/${encodeURIComponent(team)}/limits`,
       { method: 'PUT', body: { maxRunning: clear ? null : Number(max) } });
     say(t.maxRunning === null ? `Team ${t.team || team}: no cap.` : `Team ${t.team || team}: at most ${t.maxRunning} running at once.`);
+    refresh();
+  } catch (e) {
+    say(describe(e), true);
+  }
+}
+
+async function setRate(clear) {
+  const team = document.getElementById('ops-cap-team').value.trim();
+  const kind = document.getElementById('ops-rate-kind').value;
+  const max = document.getElementById('ops-rate-max').value.trim();
+  if (!team || !kind) return;
+  if (!clear && max === '') {
+    say('Give the most tasks of the kind starting per minute, 1-100000, or clear the rate limit.', true);
+    return;
+  }
+  try {
+    const t = await api(`/api/v1/admin/teams/${encodeURIComponent(team)}/limits/${encodeURIComponent(kind)}`,
+      { method: 'PUT', body: { perMinute: clear ? null : Number(max) } });
+    say(clear ? `Team ${t.team || team}: no rate limit for ${kind}.` : `Team ${t.team || team}: at most ${max} ${kind} per minute.`);
     refresh();
   } catch (e) {
     say(describe(e), true);

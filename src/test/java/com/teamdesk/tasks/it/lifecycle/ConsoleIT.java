@@ -404,8 +404,8 @@ class ConsoleIT {
     }
 
     /**
-     * Issue 30: an operator caps the team's running tasks from the console (the row shows the cap, the ledger
-     * stores it) and clears it again.
+     * Issue 30: an operator caps the team's running tasks and limits its exports per minute from the console (the
+     * row shows both, the ledger stores them) and clears them again.
      */
     @Test
     void anOperatorCapsATeamsRunningTasksAndClearsTheCap() throws Exception {
@@ -420,12 +420,25 @@ class ConsoleIT {
             within(WAIT).until(ExpectedConditions.attributeToBe(row, "data-cap", "2"));
             assertEquals(2, ((Number) data.value("SELECT max_running FROM team_queue_limit WHERE team_id = ?",
                     team.id())).intValue());
+            within(WAIT).until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#ops-rate-kind option[value=EXPORT]")));
+            new org.openqa.selenium.support.ui.Select(driver.findElement(By.id("ops-rate-kind"))).selectByValue("EXPORT");
+            driver.findElement(By.id("ops-rate-max")).sendKeys("30");
+            click(By.id("ops-rate-set"));
+            within(WAIT).until(ExpectedConditions.textToBePresentInElementLocated(
+                    By.cssSelector("#team-limit-" + team.id() + " .team-rates"), "EXPORT 30"));
+            assertEquals(30, ((Number) data.value("SELECT per_minute FROM team_rate_limit WHERE team_id = ? AND kind = 'EXPORT'",
+                    team.id())).intValue());
             shot("operator-team-cap", "ops-teams-title");
+            click(By.id("ops-rate-clear"));
+            within(WAIT).until(ExpectedConditions.textToBe(
+                    By.cssSelector("#team-limit-" + team.id() + " .team-rates"), "—"));
+            assertEquals(0L, data.count("SELECT count(*) FROM team_rate_limit WHERE team_id = ?", team.id()));
             click(By.id("ops-cap-clear"));
             within(WAIT).until(d -> d.findElements(row).isEmpty() || "".equals(d.findElement(row).getAttribute("data-cap")));
             assertEquals(0L, data.count("SELECT count(*) FROM team_queue_limit WHERE team_id = ?", team.id()));
         } finally {
-            data.exec("DELETE FROM team_queue_limit"); // never leave a cap for the other scenarios
+            data.exec("DELETE FROM team_queue_limit"); // never leave a cap or a rate limit for the other scenarios
+            data.exec("DELETE FROM team_rate_limit");
         }
     }
 
