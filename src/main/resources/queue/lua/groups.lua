@@ -26,13 +26,15 @@ end
 for _, g in ipairs(rcall('SMEMBERS', lanesKey .. '-parked')) do
   note(g)
 end
+local capOf = {}
 local caps = rcall('HGETALL', lanesKey .. '-caps')
 for i = 1, #caps, 2 do
+  capOf[caps[i]] = caps[i + 1]
   note(caps[i])
 end
 local out = {}
 for _, g in ipairs(order) do
-  local cap = rcall('HGET', lanesKey .. '-caps', g)
+  local cap = capOf[g]
   out[#out + 1] = g
   out[#out + 1] = rcall('ZCARD', lanesKey .. ':' .. g)
   out[#out + 1] = cap or ''

@@ -191,16 +191,25 @@ local function registerUngroupedLane(waitKey, lanesKey)
   end
 end
 
--- Moves delayed jobs that are due (score <= now) to the end of their lanes, at most 1000 per call.
+-- Moves delayed jobs that are due (score <= now) to the end of their lanes, at most 1000 per call; the
+-- ungrouped ones with one RPUSH, as before lanes existed.
 local function promoteDueJobs(delayedKey, waitKey, lanesKey, seqKey, jobPrefix, now)
   local due = rcall('ZRANGEBYSCORE', delayedKey, '-inf', now, 'LIMIT', 0, 1000)
   if #due > 0 then
     rcall('ZREM', delayedKey, unpack(due))
+    local ungrouped = {}
     for _, id in ipairs(due) do
       local jobKey = jobPrefix .. id
       local group, priority = laneOf(jobKey)
-      enqueue(waitKey, lanesKey, seqKey, id, group, priority)
+      if group and group ~= '' then
+        enqueue(waitKey, lanesKey, seqKey, id, group, priority)
+      else
+        ungrouped[#ungrouped + 1] = id
+      end
       rcall('HSET', jobKey, 'state', 'waiting')
+    end
+    if #ungrouped > 0 and rcall('RPUSH', waitKey, unpack(ungrouped)) == #ungrouped then
+      rcall('RPUSH', lanesKey, '') -- the ungrouped lane was empty: it joins the rotation
     end
   end
 end

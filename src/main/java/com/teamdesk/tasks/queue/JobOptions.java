@@ -44,7 +44,7 @@ public record JobOptions(int attempts, Backoff backoff, long delayMs, Retention 
         Objects.requireNonNull(backoff, "backoff");
         Objects.requireNonNull(removeOnComplete, "removeOnComplete");
         Objects.requireNonNull(removeOnFail, "removeOnFail");
-        if (group != null && !GROUP.matcher(group).matches()) {
+        if (group != null && !validGroup(group)) {
             throw new IllegalArgumentException("group must be 1-100 characters of [A-Za-z0-9._-]: " + group);
         }
         if (rateKey != null && !RATE_KEY.matcher(rateKey).matches()) {
@@ -132,6 +132,11 @@ public record JobOptions(int attempts, Backoff backoff, long delayMs, Retention 
      */
     public JobOptions withPriority(int p) {
         return new JobOptions(attempts, backoff, delayMs, removeOnComplete, removeOnFail, group, p, rateKey);
+    }
+
+    /** @return true when {@code g} is a valid group name (see {@link JobOptions}) */
+    public static boolean validGroup(String g) {
+        return g != null && GROUP.matcher(g).matches();
     }
 
     /** @return true when {@code k} is a valid rate key (see {@link JobOptions}) */

@@ -135,7 +135,9 @@ public final class Queue {
      * @throws IllegalArgumentException if the group is not a valid name or {@code cap < 1}
      */
     public int setGroupCap(String group, Integer cap) {
-        JobOptions.defaults().withGroup(Objects.requireNonNull(group, "group"));
+        if (!JobOptions.validGroup(Objects.requireNonNull(group, "group"))) {
+            throw new IllegalArgumentException("not a group name: " + group);
+        }
         if (cap != null && cap < 1) {
             throw new IllegalArgumentException("cap must be >= 1: " + cap);
         }
@@ -159,6 +161,13 @@ public final class Queue {
             throw new IllegalArgumentException("limit and windowMs must be >= 1: " + limit + ", " + windowMs);
         }
         records.setRateLimit(rateKey, limit == null ? null : limit + ":" + windowMs);
+    }
+
+    /** @return the groups' caps by group: one read of the caps (no count of the groups' jobs, see {@link #groups()}) */
+    public Map<String, Integer> groupCaps() {
+        Map<String, Integer> caps = new java.util.HashMap<>();
+        records.groupCaps().forEach((group, cap) -> caps.put(group, Integer.valueOf(cap)));
+        return caps;
     }
 
     /** @return the rate limits by rate key, each {@code limit:windowMs} */

@@ -210,6 +210,10 @@ final class QueueRecords {
         }
     }
 
+    Map<String, String> groupCaps() {
+        return redis.hgetAll(keys.lanes() + "-caps");
+    }
+
     Map<String, String> rateLimits() {
         return redis.hgetAll(keys.rateLimits());
     }

@@ -162,7 +162,7 @@ public class TeamQueueLimits {
 
     private TeamLimit limitOf(UUID teamId) {
         return list().stream().filter(l -> l.teamId().equals(teamId)).findFirst()
-                .orElse(new TeamLimit(teamId, teams.slugOf(teamId).orElse(null), null, 0, 0, false, Map.of()));
+                .orElse(new TeamLimit(teamId, teams.slugsOf(List.of(teamId)).get(teamId), null, 0, 0, false, Map.of()));
     }
 
     /**
@@ -191,6 +191,7 @@ public class TeamQueueLimits {
     /** @return every team with a cap or a rate limit, or with tasks waiting or running; limited teams first */
     public List<TeamLimit> list() {
         Map<UUID, Integer> caps = caps();
+        Map<UUID, Map<String, Integer>> rates = rates();
         Map<UUID, GroupInfo> groups = new HashMap<>();
         for (GroupInfo g : queue.groups()) {
             parse(g.group()).ifPresent(team -> groups.put(team, g));
@@ -203,16 +204,16 @@ public class TeamQueueLimits {
             }
             return m;
         });
-        Map<UUID, Map<String, Integer>> rates = rates();
-        List<UUID> order = new ArrayList<>(caps.keySet());
-        rates.keySet().stream().filter(t -> !order.contains(t)).forEach(order::add);
-        groups.keySet().stream().filter(t -> !caps.containsKey(t)).forEach(order::add);
-        running.keySet().stream().filter(t -> !order.contains(t)).forEach(order::add);
+        java.util.Set<UUID> order = new java.util.LinkedHashSet<>(caps.keySet()); // limited teams first
+        order.addAll(rates.keySet());
+        order.addAll(groups.keySet());
+        order.addAll(running.keySet());
+        Map<UUID, String> slugs = teams.slugsOf(order);
         List<TeamLimit> out = new ArrayList<>(order.size());
         for (UUID team : order) {
             GroupInfo g = groups.get(team);
-            out.add(new TeamLimit(team, teams.slugOf(team).orElse(null), caps.get(team), g == null ? 0 : g.waiting(), running.getOrDefault(team, 0L),
-                    g != null && g.atCap(), rates.getOrDefault(team, Map.of())));
+            out.add(new TeamLimit(team, slugs.get(team), caps.get(team), g == null ? 0 : g.waiting(),
+                    running.getOrDefault(team, 0L), g != null && g.atCap(), rates.getOrDefault(team, Map.of())));
         }
         return out;
     }
@@ -224,38 +225,32 @@ public class TeamQueueLimits {
      * @return the caps and rate limits written
      */
     public int applyAll() {
-        Map<UUID, Integer> caps = caps();
-        for (GroupInfo g : queue.groups()) {
-            if (g.cap() != null && parse(g.group()).map(t -> !caps.containsKey(t)).orElse(true)) {
-                queue.setGroupCap(g.group(), null);
-            }
-        }
-        Map<String, Integer> inQueue = new HashMap<>();
-        for (GroupInfo g : queue.groups()) {
-            if (g.cap() != null) {
-                inQueue.put(g.group(), g.cap());
-            }
-        }
         int written = 0;
-        for (Map.Entry<UUID, Integer> c : caps.entrySet()) {
-            if (!c.getValue().equals(inQueue.get(c.getKey().toString()))) {
-                queue.setGroupCap(c.getKey().toString(), c.getValue());
+        Map<String, Integer> wantedCaps = new HashMap<>();
+        caps().forEach((team, cap) -> wantedCaps.put(team.toString(), cap));
+        Map<String, Integer> queuedCaps = queue.groupCaps();
+        for (String group : queuedCaps.keySet()) {
+            if (!wantedCaps.containsKey(group)) {
+                queue.setGroupCap(group, null);
+            }
+        }
+        for (Map.Entry<String, Integer> c : wantedCaps.entrySet()) {
+            if (!c.getValue().equals(queuedCaps.get(c.getKey()))) {
+                queue.setGroupCap(c.getKey(), c.getValue());
                 written++;
             }
         }
-        Map<String, String> wanted = new HashMap<>();
-        rates().forEach((team, kinds) -> kinds.forEach((kind, n) ->
-                wanted.put(team + ":" + kind, n + ":" + MINUTE_MS)));
-        Map<String, String> queued = queue.rateLimits();
-        for (String key : queued.keySet()) {
-            if (!wanted.containsKey(key)) {
+        Map<String, Integer> wantedRates = new HashMap<>();
+        rates().forEach((team, kinds) -> kinds.forEach((kind, n) -> wantedRates.put(team + ":" + kind, n)));
+        Map<String, String> queuedRates = queue.rateLimits();
+        for (String key : queuedRates.keySet()) {
+            if (!wantedRates.containsKey(key)) {
                 queue.setRateLimit(key, null, MINUTE_MS);
             }
         }
-        for (Map.Entry<String, String> w : wanted.entrySet()) {
-            if (!w.getValue().equals(queued.get(w.getKey()))) {
-                queue.setRateLimit(w.getKey(), Integer.valueOf(w.getValue().substring(0, w.getValue().indexOf(':'))),
-                        MINUTE_MS);
+        for (Map.Entry<String, Integer> r : wantedRates.entrySet()) {
+            if (!(r.getValue() + ":" + MINUTE_MS).equals(queuedRates.get(r.getKey()))) {
+                queue.setRateLimit(r.getKey(), r.getValue(), MINUTE_MS);
                 written++;
             }
         }

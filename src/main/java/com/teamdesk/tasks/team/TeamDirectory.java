@@ -74,4 +74,27 @@ public class TeamDirectory {
             throw new IllegalStateException("reading team " + teamId + " failed", e);
         }
     }
+
+    /**
+     * @return the slugs of those of {@code teamIds} that exist, by id, in one query
+     * @throws IllegalStateException when PostgreSQL cannot answer
+     */
+    public java.util.Map<UUID, String> slugsOf(java.util.Collection<UUID> teamIds) {
+        if (teamIds.isEmpty()) {
+            return java.util.Map.of();
+        }
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement("SELECT id, slug FROM team WHERE id = ANY(?)")) {
+            ps.setArray(1, c.createArrayOf("uuid", teamIds.toArray()));
+            java.util.Map<UUID, String> out = new java.util.HashMap<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.put(Jdbc.uuid(rs, 1), rs.getString(2));
+                }
+            }
+            return out;
+        } catch (SQLException e) {
+            throw new IllegalStateException("reading teams " + teamIds + " failed", e);
+        }
+    }
 }

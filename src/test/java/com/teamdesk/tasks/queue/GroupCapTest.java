@@ -43,10 +43,7 @@ class GroupCapTest extends LaneFixture {
     void aBatchedFetchOfManySlotsStillStopsAtTheCap() {
         queue.setGroupCap("team-a", 2);
         addJobs("team-a", "a", 6);
-        QueueStore.FetchedJob first = store.moveToActive("t0", 60_000).job();
-        QueueStore.Completions done = store.completeMany(List.of(new QueueStore.Completion(first, -1)),
-                List.of("n1", "n2", "n3", "n4", "n5"), 60_000);
-        assertEquals(List.of("a2", "a3"), done.next().stream().map(QueueStore.FetchedJob::id).toList(),
+        assertEquals(List.of("a2", "a3"), completeFirstAndFetch(5),
                 "a1 completed: two places, two jobs, however many slots asked");
         assertNull(fetchId());
     }

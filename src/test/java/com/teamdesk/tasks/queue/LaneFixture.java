@@ -38,6 +38,22 @@ abstract class LaneFixture extends QueueFixture {
         return job.id();
     }
 
+    /**
+     * Fetches one job, then completes it asking for {@code slots} next jobs in the same call, as a finishing slot
+     * of a worker with that many free slots does.
+     *
+     * @return the ids of the next jobs, in fetch order
+     */
+    protected List<String> completeFirstAndFetch(int slots) {
+        QueueStore.FetchedJob first = store.moveToActive("t0", 60_000).job();
+        List<String> tokens = new ArrayList<>();
+        for (int i = 1; i <= slots; i++) {
+            tokens.add("n" + i);
+        }
+        return store.completeMany(List.of(new QueueStore.Completion(first, -1)), tokens, 60_000).next().stream()
+                .map(QueueStore.FetchedJob::id).toList();
+    }
+
     /** @return the ids fetched one by one until nothing is fetchable, in fetch order */
     protected List<String> fetchAll() {
         List<String> ids = new ArrayList<>();

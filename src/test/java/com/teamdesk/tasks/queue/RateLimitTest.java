@@ -49,10 +49,7 @@ class RateLimitTest extends LaneFixture {
         for (int i = 1; i <= 6; i++) {
             queue.add("j" + i, "x", in("g").withRateKey("k"));
         }
-        QueueStore.FetchedJob first = store.moveToActive("t0", 60_000).job();
-        QueueStore.Completions done = store.completeMany(List.of(new QueueStore.Completion(first, -1)),
-                List.of("n1", "n2", "n3", "n4", "n5"), 60_000);
-        assertEquals(List.of("j2", "j3"), done.next().stream().map(QueueStore.FetchedJob::id).toList(),
+        assertEquals(List.of("j2", "j3"), completeFirstAndFetch(5),
                 "3 started in this window in all, the first one included");
         assertNull(fetchId());
         assertEquals(3L, queue.counts().get(JobState.DELAYED));
