@@ -383,7 +383,8 @@ function taskRow(t) {
       h('span', `Run ${t.displayRun}, attempt${t.attempts === 1 ? '' : 's'}: ${t.attempts}`), ' · ',
       h('span', 'created ', time(t.createdAt)),
       t.resultSummary ? h('span', ' · ', t.resultSummary) : null),
-    t.waitingReason ? h('p.task-waiting.muted', t.waitingReason) : null,
+    t.waitingReason ? h('p.task-waiting.muted', t.waitingReason,
+      t.waitingUntil ? h('span', ' (', time(t.waitingUntil), ' your time)') : null) : null,
     t.lastError ? h('p.task-error', 'What happened: ', t.lastError) : null,
     actions.length ? h('div.actions', actions) : null);
 }

@@ -164,14 +164,16 @@ function renderWorkers(box, page) {
     : empty('No worker has been seen in the last day.'));
 }
 
-// Issue 30: each team with a cap, or with tasks waiting or running; a click on a team fills the cap form.
+// Issue 30: each team with a cap, or with tasks waiting or running, and how many of its tasks a limit holds back
+// now (every waiting one at its cap, those over a rate limit until the minute ends); a click fills the cap form.
 function renderTeams(box, page) {
   fill(box, page.items.length
-    ? table('Teams', ['Team', 'Waiting', 'Running', 'Cap', 'Per minute', 'State'],
+    ? table('Teams', ['Team', 'Waiting', 'Running', 'Limited', 'Cap', 'Per minute', 'State'],
       page.items.map(t => h('tr#team-limit-' + t.teamId, { 'data-cap': t.maxRunning === null ? '' : String(t.maxRunning) },
         h('td', h('button.link', { type: 'button', title: t.teamId, onclick: () => { document.getElementById('ops-cap-team').value = t.teamId; } },
           t.team || t.teamId.slice(0, 8))),
         h('td.num', String(t.waiting)), h('td.num', String(t.running)),
+        h('td.num.team-limited', { title: 'held back by the cap or a rate limit now' }, String(t.limited)),
         h('td.num.team-cap', t.maxRunning === null ? '—' : String(t.maxRunning)),
         h('td.team-rates', Object.keys(t.perMinute || {}).length
           ? Object.entries(t.perMinute).map(([kind, n]) => `${kind} ${n}`).join(', ') : '—'),

@@ -238,8 +238,10 @@ end
 -- Rate limits (issue 30): lanesKey .. '-rates' is a HASH rate key -> 'limit:windowMs' (Queue.setRateLimit). A
 -- fetched job whose record names a rate key with a limit is counted in the key's fixed window (the counter
 -- lanesKey .. '-rate:' .. key .. ':' .. windowStart); over the limit, fetchMany puts it back in delayed until the
--- window ends: not locked, not an attempt. Returns that end (epoch ms), or nil when the job may start.
-local function overRate(lanesKey, rateKey, now)
+-- window ends: not locked, not an attempt; its id joins the window's held set (the counter's name .. ':held',
+-- read by rateStatus.lua for the operator's and the member's view). Returns that end (epoch ms), or nil when the
+-- job may start.
+local function overRate(lanesKey, rateKey, now, id)
   local cfg = rcall('HGET', lanesKey .. '-rates', rateKey)
   if not cfg then
     return nil
@@ -255,6 +257,8 @@ local function overRate(lanesKey, rateKey, now)
   end
   if n > limit then
     rcall('DECR', counter) -- the counter counts the jobs that started
+    rcall('SADD', counter .. ':held', id)
+    rcall('PEXPIRE', counter .. ':held', window * 2)
     return start + window
   end
   return nil
@@ -293,7 +297,7 @@ local function fetchMany(waitKey, lanesKey, seqKey, activeKey, delayedKey, marke
       if not f[1] then
         rcall('SREM', activeKey, id) -- a capped lane's id is active at once (popWaiting)
       elseif rated and f[5] then
-        limitedUntil = overRate(lanesKey, f[5], now)
+        limitedUntil = overRate(lanesKey, f[5], now, id)
       end
       if limitedUntil then
         -- over its rate limit: back to delayed until the window ends, neither locked nor an attempt

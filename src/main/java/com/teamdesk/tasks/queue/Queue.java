@@ -181,6 +181,30 @@ public final class Queue {
     }
 
     /**
+     * Issue 30: every rate limit's state in the current window of the Redis clock: how many jobs of it started and
+     * how many are held back until the window ends. One script, O(rate limits + held jobs); for the operator's
+     * view and the member's waiting reason, not for the worker.
+     */
+    public List<RateStatus> rateStatus() {
+        return records.rateStatus();
+    }
+
+    /**
+     * Issue 30: how many waiting jobs of a group are ahead of one job in its lane (they start before it, whatever
+     * the other groups do). One ZRANK.
+     *
+     * @return the count ahead (0: it is next of its group), or empty when the job is not waiting in the lane
+     *         (not yet added, delayed, active, finished, or of another group)
+     * @throws IllegalArgumentException if the group is not a valid name
+     */
+    public Optional<Long> laneRank(String group, String jobId) {
+        if (!JobOptions.validGroup(Objects.requireNonNull(group, "group"))) {
+            throw new IllegalArgumentException("not a group name: " + group);
+        }
+        return records.laneRank(group, Objects.requireNonNull(jobId, "jobId"));
+    }
+
+    /**
      * Deletes every key of this queue (tests). Not atomic: do not run it while workers of the queue run.
      */
     public void obliterate() {

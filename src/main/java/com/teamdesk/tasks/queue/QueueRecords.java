@@ -230,6 +230,21 @@ final class QueueRecords {
         return out;
     }
 
+    List<RateStatus> rateStatus() {
+        List<Object> flat = list(QueueScripts.RATE_STATUS.eval(redis, List.of(keys.lanes(), keys.delayed()), List.of()));
+        List<RateStatus> out = new ArrayList<>(flat.size() / 6);
+        for (int i = 0; i + 5 < flat.size(); i += 6) {
+            out.add(new RateStatus(str(flat.get(i)), (int) num(flat.get(i + 1)), num(flat.get(i + 2)),
+                    num(flat.get(i + 3)), num(flat.get(i + 4)), Instant.ofEpochMilli(num(flat.get(i + 5)))));
+        }
+        return out;
+    }
+
+    /** @return the waiting jobs of the group ahead of the job in its lane, or empty when the job is not in it */
+    Optional<Long> laneRank(String group, String jobId) {
+        return Optional.ofNullable(redis.zrank(keys.lane(group), jobId));
+    }
+
     void obliterate() {
         RedisClients.unlinkByPrefix(redis, keys.base());
     }

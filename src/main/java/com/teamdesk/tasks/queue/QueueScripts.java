@@ -44,6 +44,8 @@ final class QueueScripts {
     static final LuaScript SET_GROUP_CAP = LuaScript.fromClasspath("setGroupCap");
     /** Issue 30: the groups with waiting jobs or a cap, for an operator. */
     static final LuaScript GROUPS = LuaScript.fromClasspath("groups");
+    /** Issue 30: each rate limit's state in the current window. */
+    static final LuaScript RATE_STATUS = LuaScript.fromClasspath("rateStatus");
     /** R22: the live worker ids; prunes dead ones. */
     static final LuaScript LIVE_WORKERS = LuaScript.fromClasspath("liveWorkers");
 }

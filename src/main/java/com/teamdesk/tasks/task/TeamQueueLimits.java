@@ -8,6 +8,7 @@ import com.teamdesk.tasks.platform.Jdbc;
 import com.teamdesk.tasks.platform.SchemaMigration;
 import com.teamdesk.tasks.queue.GroupInfo;
 import com.teamdesk.tasks.queue.Queue;
+import com.teamdesk.tasks.queue.RateStatus;
 import com.teamdesk.tasks.team.SystemEventService;
 import com.teamdesk.tasks.team.TeamDirectory;
 import jakarta.annotation.Resource;
@@ -57,10 +58,35 @@ public class TeamQueueLimits {
     @Inject
     Clock clock;
 
-    /** Teams at their cap with tasks waiting, as the queue said at {@code atCapRead} (System.nanoTime). */
-    private volatile java.util.Set<UUID> atCap = java.util.Set.of();
-    private volatile long atCapRead = System.nanoTime() - AT_CAP_TTL_NS;
-    private static final long AT_CAP_TTL_NS = 2_000_000_000L;
+    /** What the queue said of the teams at {@code read} (System.nanoTime): refreshed at most every 2 s per instance. */
+    private volatile QueueView view = new QueueView(Map.of(), Map.of(), System.nanoTime() - VIEW_TTL_NS);
+    private static final long VIEW_TTL_NS = 2_000_000_000L;
+
+    /** The queue's groups by team and its rate limits by rate key, as read at {@code read}. */
+    private record QueueView(Map<UUID, GroupInfo> groups, Map<String, RateStatus> rates, long read) {
+    }
+
+    /** Why a due task waits (issue 30), most binding first. */
+    public enum WaitingCode {
+        /** its team runs as many tasks as its cap allows */
+        TEAM_AT_CAP,
+        /** its team's tasks of its kind reached their rate limit for this minute */
+        RATE_LIMITED,
+        /** other tasks of its team are ahead of it in its team's lane */
+        BEHIND_TEAM
+    }
+
+    /**
+     * Why a due WAITING task has not started.
+     *
+     * @param code  the reason
+     * @param until when it may start, for {@link WaitingCode#RATE_LIMITED} (the rate window's end), else null
+     * @param ahead for {@link WaitingCode#BEHIND_TEAM} the team's tasks ahead of it in the queue, else 0
+     * @param limit for {@link WaitingCode#RATE_LIMITED} the limit per minute, for {@link WaitingCode#TEAM_AT_CAP}
+     *              the cap, else 0
+     */
+    public record Waiting(WaitingCode code, Instant until, long ahead, int limit) {
+    }
 
     /**
      * One team's limit and load as an operator sees it.
@@ -71,11 +97,13 @@ public class TeamQueueLimits {
      * @param waiting    its tasks waiting in the queue
      * @param running    its tasks RUNNING in the ledger
      * @param atCap      true when tasks of it wait because it is at its cap
+     * @param limited    its tasks held back by a limit now: every waiting one while it is at its cap, plus those
+     *                   over a rate limit until the minute ends
      * @param perMinute  its rate limits: kind -> most tasks of the kind that start per minute (empty: none)
      */
     @jakarta.json.bind.annotation.JsonbNillable
     public record TeamLimit(UUID teamId, String team, Integer maxRunning, long waiting, long running, boolean atCap,
-                            Map<String, Integer> perMinute) {
+                            long limited, Map<String, Integer> perMinute) {
     }
 
     /** @return the queue's rate key of a team's tasks of one kind: {@code <team>:<kind>} */
@@ -162,39 +190,79 @@ public class TeamQueueLimits {
 
     private TeamLimit limitOf(UUID teamId) {
         return list().stream().filter(l -> l.teamId().equals(teamId)).findFirst()
-                .orElse(new TeamLimit(teamId, teams.slugsOf(List.of(teamId)).get(teamId), null, 0, 0, false, Map.of()));
+                .orElse(new TeamLimit(teamId, teams.slugsOf(List.of(teamId)).get(teamId), null, 0, 0, false, 0, Map.of()));
     }
 
     /**
-     * Whether a team's tasks wait because it is at its cap (issue 30: the reason a member sees on a WAITING task).
-     * Read from the queue at most every 2 s per instance; false when the queue cannot be asked.
+     * Why a due WAITING task of a team has not started (issue 30: the reason a member sees), or null when it just
+     * waits for a free slot (or is not in the queue yet). At its team's cap, then over its team's rate limit of its
+     * kind, then behind its team's other waiting tasks. The caps and rate limits are read from the queue at most
+     * every 2 s per instance; the place in the team's lane (one ZRANK) only when the team has 2 or more tasks
+     * waiting. Null when the queue cannot be asked.
      */
-    public boolean atCap(UUID teamId) {
-        long now = System.nanoTime();
-        if (now - atCapRead >= AT_CAP_TTL_NS) {
-            atCapRead = now;
-            try {
-                java.util.Set<UUID> teams = new java.util.HashSet<>();
-                for (GroupInfo g : queue.groups()) {
-                    if (g.atCap()) {
-                        parse(g.group()).ifPresent(teams::add);
-                    }
-                }
-                atCap = teams;
-            } catch (RuntimeException e) {
-                atCap = java.util.Set.of();
-            }
+    public Waiting waiting(UUID teamId, TaskKind kind, TaskJobId job) {
+        QueueView v = view();
+        GroupInfo g = v.groups().get(teamId);
+        if (g != null && g.atCap()) {
+            return new Waiting(WaitingCode.TEAM_AT_CAP, null, 0, g.cap() == null ? 0 : g.cap());
         }
-        return atCap.contains(teamId);
+        RateStatus rate = v.rates().get(rateKey(teamId, kind));
+        if (rate != null && rate.full() && rate.windowEnd().isAfter(clock.instant())) {
+            return new Waiting(WaitingCode.RATE_LIMITED, rate.windowEnd(), 0, rate.limit());
+        }
+        if (g == null || g.waiting() < 2) {
+            return null;
+        }
+        try {
+            return queue.laneRank(teamId.toString(), job.toString()).filter(ahead -> ahead > 0)
+                    .map(ahead -> new Waiting(WaitingCode.BEHIND_TEAM, null, ahead, 0)).orElse(null);
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    private QueueView view() {
+        QueueView v = view;
+        long now = System.nanoTime();
+        if (now - v.read() < VIEW_TTL_NS) {
+            return v;
+        }
+        try {
+            v = new QueueView(groupsByTeam(), ratesByKey(), now);
+        } catch (RuntimeException e) {
+            v = new QueueView(Map.of(), Map.of(), now);
+        }
+        view = v;
+        return v;
+    }
+
+    private Map<UUID, GroupInfo> groupsByTeam() {
+        Map<UUID, GroupInfo> groups = new HashMap<>();
+        for (GroupInfo g : queue.groups()) {
+            parse(g.group()).ifPresent(team -> groups.put(team, g));
+        }
+        return groups;
+    }
+
+    private Map<String, RateStatus> ratesByKey() {
+        Map<String, RateStatus> rates = new HashMap<>();
+        for (RateStatus r : queue.rateStatus()) {
+            rates.put(r.rateKey(), r);
+        }
+        return rates;
     }
 
     /** @return every team with a cap or a rate limit, or with tasks waiting or running; limited teams first */
     public List<TeamLimit> list() {
         Map<UUID, Integer> caps = caps();
         Map<UUID, Map<String, Integer>> rates = rates();
-        Map<UUID, GroupInfo> groups = new HashMap<>();
-        for (GroupInfo g : queue.groups()) {
-            parse(g.group()).ifPresent(team -> groups.put(team, g));
+        Map<UUID, GroupInfo> groups = groupsByTeam();
+        Map<UUID, Long> held = new HashMap<>();
+        for (RateStatus r : queue.rateStatus()) {
+            int colon = r.rateKey().indexOf(':');
+            if (colon > 0 && r.held() > 0) {
+                parse(r.rateKey().substring(0, colon)).ifPresent(team -> held.merge(team, r.held(), Long::sum));
+            }
         }
         Map<UUID, Long> running = LedgerException.of("running per team", () -> {
             Map<UUID, Long> m = new HashMap<>();
@@ -212,8 +280,10 @@ public class TeamQueueLimits {
         List<TeamLimit> out = new ArrayList<>(order.size());
         for (UUID team : order) {
             GroupInfo g = groups.get(team);
-            out.add(new TeamLimit(team, slugs.get(team), caps.get(team), g == null ? 0 : g.waiting(),
-                    running.getOrDefault(team, 0L), g != null && g.atCap(), rates.getOrDefault(team, Map.of())));
+            boolean atCap = g != null && g.atCap();
+            long waiting = g == null ? 0 : g.waiting();
+            out.add(new TeamLimit(team, slugs.get(team), caps.get(team), waiting, running.getOrDefault(team, 0L), atCap,
+                    (atCap ? waiting : 0) + held.getOrDefault(team, 0L), rates.getOrDefault(team, Map.of())));
         }
         return out;
     }

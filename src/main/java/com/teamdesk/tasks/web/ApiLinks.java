@@ -1,7 +1,9 @@
 package com.teamdesk.tasks.web;
 
+import com.teamdesk.tasks.task.TaskJobId;
 import com.teamdesk.tasks.task.TaskKind;
 import com.teamdesk.tasks.task.TaskKinds;
+import com.teamdesk.tasks.task.TeamQueueLimits;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.net.URI;
@@ -30,7 +32,7 @@ public class ApiLinks {
     TaskKinds kinds;
 
     @Inject
-    com.teamdesk.tasks.task.TeamQueueLimits teamLimits;
+    TeamQueueLimits teamLimits;
 
     /** @return the URI of an API path such as {@code tasks/<id>}: absolute from the public base URL, or relative */
     public URI api(String path) {
@@ -59,14 +61,13 @@ public class ApiLinks {
     }
 
     /**
-     * Issue 30: why a WAITING task that is due has not started, when its team is at its cap of running tasks;
-     * else null (it waits its turn, or is scheduled: {@code runAt} says when).
+     * Issue 30: why a WAITING task that is due has not started (its team at its cap, over its rate limit, or behind
+     * its team's other tasks); else null (it waits for a free slot, or is scheduled: {@code runAt} says when).
      */
-    public String waitingReason(com.teamdesk.tasks.task.BackgroundTask t) {
-        if (t.status() != com.teamdesk.tasks.task.TaskStatus.WAITING || t.runAt().isAfter(now())
-                || !teamLimits.atCap(t.teamId())) {
+    public TeamQueueLimits.Waiting waiting(com.teamdesk.tasks.task.BackgroundTask t) {
+        if (t.status() != com.teamdesk.tasks.task.TaskStatus.WAITING || t.runAt().isAfter(now())) {
             return null;
         }
-        return TaskJson.TEAM_AT_CAP;
+        return teamLimits.waiting(t.teamId(), t.kind(), new TaskJobId(t.id(), t.run()));
     }
 }

@@ -4,6 +4,7 @@ import com.teamdesk.tasks.common.Jsons;
 import com.teamdesk.tasks.task.BackgroundTask;
 import com.teamdesk.tasks.task.TaskScope;
 import com.teamdesk.tasks.task.TaskStatus;
+import com.teamdesk.tasks.task.TeamQueueLimits;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
 import jakarta.json.bind.annotation.JsonbNillable;
@@ -21,7 +22,9 @@ import java.util.UUID;
  *                (export filters with timeZone, or the reminder's ticketId, message and
  *                recipients); the API keeps the name {@code filters} for every kind
  * @param runAt       not before this instant (R24); later than {@code createdAt} for a scheduled task
- * @param waitingReason issue 30: why a due WAITING task has not started ({@link #TEAM_AT_CAP}), else null
+ * @param waitingReason issue 30: why a due WAITING task has not started, in words for the member (its team at its
+ *                    cap, over its rate limit, behind its team's other tasks), else null
+ * @param waitingUntil  issue 30: when a rate-limited task may start (the minute's end), else null
  * @param cancelledAt when a member cancelled the current run (R23), else null
  * @param cancelledBy who cancelled it, else null
  * @param links   {@code self} always; {@code result} for a COMPLETED task of a kind that offers a
@@ -30,16 +33,36 @@ import java.util.UUID;
  */
 @JsonbNillable
 @JsonbPropertyOrder({"id", "kind", "teamId", "ownerId", "scope", "filters", "status", "run", "displayRun", "attempts",
-        "progress", "lastError", "resultSummary", "expiresAt", "runAt", "waitingReason", "cancelledAt", "cancelledBy", "createdAt",
+        "progress", "lastError", "resultSummary", "expiresAt", "runAt", "waitingReason", "waitingUntil", "cancelledAt", "cancelledBy", "createdAt",
         "updatedAt", "links"})
 public record TaskJson(UUID id, String kind, UUID teamId, UUID ownerId, TaskScope scope, JsonObject filters,
         TaskStatus status, int run, int displayRun, int attempts, int progress, String lastError,
-        String resultSummary, Instant expiresAt, Instant runAt, String waitingReason, Instant cancelledAt,
+        String resultSummary, Instant expiresAt, Instant runAt, String waitingReason, Instant waitingUntil, Instant cancelledAt,
         UUID cancelledBy, Instant createdAt, Instant updatedAt, Links links) {
 
     /** The waiting reason of a task whose team runs as many tasks as an operator's cap allows (issue 30). */
     public static final String TEAM_AT_CAP = "Your team is running as many tasks at once as its limit allows;"
             + " this one starts when one of them ends.";
+
+    /** The waiting reason of a task over its team's rate limit (issue 30): the kind, the limit, the next start. */
+    public static final String RATE_LIMITED = "Rate limit: your team starts at most %d %s tasks a minute; the next may start"
+            + " at %s.";
+
+    /** The waiting reason of a task behind its team's other tasks (issue 30): how many are ahead. */
+    public static final String BEHIND_TEAM = "Waiting behind %d of your team's other tasks: teams take turns for the"
+            + " workers, and a team's own tasks start by priority, then in order.";
+
+    /** @return the member's words for why a task of {@code kind} waits, or null when it does not */
+    public static String reason(TeamQueueLimits.Waiting w, String kind) {
+        if (w == null) {
+            return null;
+        }
+        return switch (w.code()) {
+            case TEAM_AT_CAP -> TEAM_AT_CAP;
+            case RATE_LIMITED -> String.format(java.util.Locale.ROOT, RATE_LIMITED, w.limit(), kind, w.until());
+            case BEHIND_TEAM -> String.format(java.util.Locale.ROOT, BEHIND_TEAM, w.ahead());
+        };
+    }
 
     /**
      * Hypermedia links of a task; absent ones are omitted.
@@ -62,9 +85,11 @@ public record TaskJson(UUID id, String kind, UUID teamId, UUID ownerId, TaskScop
         URI retry = retryable ? links.api("tasks/" + t.id() + "/retry") : null;
         boolean cancellable = t.status() == TaskStatus.WAITING || t.status() == TaskStatus.RUNNING;
         URI cancel = cancellable ? links.api("tasks/" + t.id() + "/cancel") : null;
+        TeamQueueLimits.Waiting waiting = links.waiting(t);
         return new TaskJson(t.id(), t.kind().name(), t.teamId(), t.ownerId(), t.scope(), filters(t.params()), t.status(),
                 t.run(), t.run() + 1, t.attempts(), t.progress(), t.lastError(), t.resultSummary(), t.expiresAt(),
-                t.runAt(), links.waitingReason(t), t.cancelledAt(), t.cancelledBy(), t.createdAt(), t.updatedAt(), new Links(self, result, retry, cancel));
+                t.runAt(), reason(waiting, t.kind().name()), waiting == null ? null : waiting.until(), t.cancelledAt(),
+                t.cancelledBy(), t.createdAt(), t.updatedAt(), new Links(self, result, retry, cancel));
     }
 
     private static JsonObject filters(String json) {

@@ -42,12 +42,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @RunAsClient
 class ApiIT {
     /**
-     * Keys of a task body (API.md "Task body", plus runAt and the cancel fields of issue 13 and the waitingReason of
+     * Keys of a task body (API.md "Task body", plus runAt and the cancel fields of issue 13 and the waitingReason and waitingUntil of
      * issue 30); never executionId, never the CSV.
      */
     private static final Set<String> TASK_KEYS = Set.of("id", "kind", "teamId", "ownerId", "scope", "filters", "status",
             "run", "displayRun", "attempts", "progress", "lastError", "resultSummary", "expiresAt", "runAt",
-            "waitingReason", "cancelledAt", "cancelledBy", "createdAt", "updatedAt", "links");
+            "waitingReason", "waitingUntil", "cancelledAt", "cancelledBy", "createdAt", "updatedAt", "links");
     private static final Duration TASK_TIMEOUT = Duration.ofSeconds(60);
 
     @Deployment(testable = false)

@@ -69,4 +69,42 @@ class RateLimitTest extends LaneFixture {
         assertThrows(IllegalArgumentException.class, () -> queue.setRateLimit("a b", 1, WINDOW_MS));
         assertThrows(IllegalArgumentException.class, () -> in("g").withRateKey("a b"));
     }
+
+    /**
+     * What an operator and a member see: the jobs of a key started in the window and those held until it ends;
+     * a held job removed since is not counted. (A window of ~317 years, so that no window's end falls inside
+     * the test.)
+     */
+    @Test
+    void theRateStatusCountsTheStartedAndTheHeldJobsOfTheWindow() {
+        long window = 10_000_000_000_000L;
+        queue.setRateLimit("k", 2, window);
+        for (int i = 1; i <= 5; i++) {
+            queue.add("j" + i, "x", in("g").withRateKey("k"));
+        }
+        assertEquals(List.of("j1", "j2"), fetchAll());
+        assertEquals(List.of(new RateStatus("k", 2, window, 2, 3, java.time.Instant.ofEpochMilli(window))),
+                queue.rateStatus());
+        assertTrue(queue.rateStatus().get(0).full());
+        assertTrue(queue.remove("j4"));
+        assertEquals(2, queue.rateStatus().get(0).held(), "a removed job is no longer held");
+        queue.setRateLimit("k", null, window);
+        assertEquals(List.of(), queue.rateStatus());
+    }
+
+    /** A job's place in its group's lane: the jobs of its group that start before it. */
+    @Test
+    void theLaneRankIsTheGroupsJobsAheadOfAJob() {
+        for (int i = 1; i <= 3; i++) {
+            queue.add("a" + i, "x", in("g"));
+        }
+        queue.add("b1", "x", in("h"));
+        assertEquals(java.util.Optional.of(2L), queue.laneRank("g", "a3"));
+        assertEquals(java.util.Optional.of(0L), queue.laneRank("h", "b1"), "other groups are not ahead");
+        queue.add("urgent", "x", in("g").withPriority(5));
+        assertEquals(java.util.Optional.of(0L), queue.laneRank("g", "urgent"), "a higher priority goes first");
+        assertEquals(java.util.Optional.of(3L), queue.laneRank("g", "a3"));
+        assertEquals(java.util.Optional.empty(), queue.laneRank("g", "b1"), "not in that lane");
+        assertThrows(IllegalArgumentException.class, () -> queue.laneRank("a b", "a1"));
+    }
 }

@@ -123,6 +123,16 @@ class FairShareIT {
         }
         dispatch(other); // B's lane, behind A's in the rotation
 
+        UUID last = flood.get(flood.size() - 1);
+        Poll.until(() -> waitingCode(a, last) == TeamQueueLimits.WaitingCode.BEHIND_TEAM,
+                Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S), "A's last task says it waits behind A's others");
+        JsonObject behind = json(Api.at(url).get("tasks/" + last, Tokens.of(a.staff())));
+        assertEquals(String.format(java.util.Locale.ROOT, TaskJson.BEHIND_TEAM, 3), behind.getString("waitingReason"),
+                "3 of A's tasks wait ahead of its last: " + behind);
+        assertTrue(behind.isNull("waitingUntil"), behind.toString());
+        assertNull(limits.waiting(b.id(), TaskKind.of("DIGEST"), TaskJobId.of(other, 0)),
+                "B's only task waits behind nothing of its own team");
+
         gate.get(flood.get(0)).release();
         gate.get(flood.get(slots)).awaitArrival(); // the first freed slot: A's lane came first
         gate.get(flood.get(1)).release();
@@ -176,8 +186,12 @@ class FairShareIT {
             gate.get(first).awaitArrival();
             dispatch(second);
             String token = Tokens.of(a.staff());
-            Poll.until(() -> limits.atCap(a.id()), Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S),
-                    "the queue parks the team at its cap");
+            Poll.until(() -> waitingCode(a, second) == TeamQueueLimits.WaitingCode.TEAM_AT_CAP,
+                    Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S), "the queue parks the team at its cap");
+            TeamQueueLimits.TeamLimit listed = limits.list().stream().filter(l -> l.teamId().equals(a.id()))
+                    .findFirst().orElseThrow();
+            assertTrue(listed.atCap(), listed.toString());
+            assertEquals(1, listed.limited(), "the waiting one is held by the cap: " + listed);
             JsonObject waiting = json(Api.at(url).get("tasks/" + second, token));
             assertEquals("WAITING", waiting.getString("status"));
             assertEquals(TaskJson.TEAM_AT_CAP, waiting.getString("waitingReason"));
@@ -238,6 +252,26 @@ class FairShareIT {
                 }
             }
             assertTrue(held >= 1, "at least one of 3 waits for a later minute");
+            // A held one says why; a minute's end may free one meanwhile, so look at whichever is held now
+            String token = Tokens.of(a.staff());
+            JsonObject[] shown = new JsonObject[1];
+            Poll.until(() -> exports.stream().anyMatch(t -> {
+                JsonObject j = json(Api.at(url).get("tasks/" + t, token));
+                if (!j.isNull("waitingReason") && j.getString("waitingReason").startsWith("Rate limit")) {
+                    shown[0] = j;
+                    return true;
+                }
+                return false;
+            }), Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S), "a held task says it waits for its rate limit");
+            java.time.Instant until = java.time.Instant.parse(shown[0].getString("waitingUntil"));
+            assertEquals(0, until.toEpochMilli() % 60_000, "the next start is at a minute's end: " + shown[0]);
+            assertTrue(until.isAfter(java.time.Instant.now().minusSeconds(3)), shown[0].toString());
+            assertEquals(String.format(java.util.Locale.ROOT, TaskJson.RATE_LIMITED, 1, "EXPORT", until),
+                    shown[0].getString("waitingReason"));
+            assertEquals("WAITING", shown[0].getString("status"));
+            TeamQueueLimits.TeamLimit listed = limits.list().stream().filter(l -> l.teamId().equals(a.id()))
+                    .findFirst().orElseThrow();
+            assertTrue(listed.limited() >= 1, "the operator sees the held tasks: " + listed);
             assertEquals(startedInMinute.size(), new java.util.HashSet<>(startedInMinute).size(),
                     "never two in one minute: " + startedInMinute);
             assertEquals(1L, fx.count("SELECT count(*) FROM system_event WHERE kind = 'admin.team.rate_limit'"
@@ -284,6 +318,13 @@ class FairShareIT {
     }
 
     // ---- helpers ----
+
+    /** @return why the team's task (run 0) waits, as the API would say it, or null */
+    private TeamQueueLimits.WaitingCode waitingCode(EngineFixtures.TestTeam team, UUID task) {
+        TeamQueueLimits.Waiting w = limits.waiting(team.id(), ledger.find(task).orElseThrow().kind(),
+                TaskJobId.of(task, 0));
+        return w == null ? null : w.code();
+    }
 
     /** A team task scheduled an hour ahead (so that creating it dispatches nothing), its claim gated. */
     private UUID scheduled(EngineFixtures.TestTeam team, String kind) {

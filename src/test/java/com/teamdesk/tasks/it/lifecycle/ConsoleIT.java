@@ -418,6 +418,8 @@ class ConsoleIT {
             driver.findElement(By.id("ops-cap-max")).sendKeys("2");
             click(By.id("ops-cap-set"));
             within(WAIT).until(ExpectedConditions.attributeToBe(row, "data-cap", "2"));
+            assertEquals("0", driver.findElement(By.cssSelector("#team-limit-" + team.id() + " .team-limited")).getText(),
+                    "nothing of the team is held back");
             assertEquals(2, ((Number) data.value("SELECT max_running FROM team_queue_limit WHERE team_id = ?",
                     team.id())).intValue());
             within(WAIT).until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#ops-rate-kind option[value=EXPORT]")));
