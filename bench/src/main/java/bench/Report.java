@@ -39,7 +39,7 @@ public final class Report {
     /** suffix "" reads the latest run of each figure, ".prev" the run before it (kept by bench/run's finish). */
     private Report(Path results, String suffix) throws IOException {
         this.results = results;
-        for (String f : List.of("P1", "P2", "P3", "P4", "P5", "P7")) {
+        for (String f : List.of("P1", "P2", "P3", "P4", "P5", "P7", "P8")) {
             Path p = results.resolve(f + suffix + ".json");
             if (Files.exists(p)) {
                 figures.put(f, JsonParser.parseString(Files.readString(p)).getAsJsonObject());
@@ -66,6 +66,7 @@ public final class Report {
         p4(details);
         p5(details);
         p7(details);
+        p8(details);
     }
 
     private String render() throws IOException {
@@ -513,6 +514,56 @@ public final class Report {
         summary.add(new String[] {"P7 scale-out, 3 instances vs 1 (tasks/s)", String.format(Locale.ROOT, "%.0f", three),
                 String.format(Locale.ROOT, "%.0f (1 instance)", one), fmt2(three / one), "report; 2 cores shared by all"});
         notes(d, "P7");
+    }
+
+    // ---- P8 ----
+
+    private void p8(StringBuilder d) throws IOException {
+        d.append("## P8 fair share: one team's flood and another team's reminders (issue 30)\n\n");
+        JsonObject r = figures.get("P8");
+        if (r == null) {
+            missing("P8 B's reminders p99, with A's flood / without", "—", "≤ 2×", d);
+            return;
+        }
+        meta(d, r);
+        double bAlone = r.get("bAloneP99Ms").getAsDouble();
+        double bFlood = r.get("bWithFloodP99Ms").getAsDouble();
+        double aAlone = r.get("aAloneTasksPerSecond").getAsDouble();
+        double aWithB = r.get("aWithBTasksPerSecond").getAsDouble();
+        JsonObject shares = r.getAsJsonObject("shares");
+        double min = shares.get("minRatio").getAsDouble();
+        double max = shares.get("maxRatio").getAsDouble();
+        boolean outlasted = r.get("floodOutlastedB").getAsBoolean();
+        boolean backlogged = shares.get("allBackloggedThroughWindow").getAsBoolean();
+        d.append("| scenario | B p50 ms | B p99 ms | B max ms | A tasks/s | A's own wait p50 ms | A's exports claimed after B's last |\n")
+                .append("|---|---|---|---|---|---|---|\n");
+        for (JsonElement e : r.getAsJsonObject("pair").getAsJsonArray("rounds")) {
+            JsonObject o = e.getAsJsonObject();
+            d.append("| ").append(s(o, "scenario")).append(" | ").append(opt(o, "bP50Ms")).append(" | ")
+                    .append(opt(o, "bP99Ms")).append(" | ").append(opt(o, "bMaxMs")).append(" | ")
+                    .append(opt(o, "aTasksPerSecond")).append(" | ").append(opt(o, "aWaitP50Ms")).append(" | ")
+                    .append(opt(o, "aClaimedAfterLastB")).append(" |\n");
+        }
+        d.append("\nTen teams flooding (").append(shares.get("perTeam").getAsInt()).append(" exports each): claims per team in")
+                .append(" the 30 s after the submission ended ").append(shares.get("claimsInWindow").toString())
+                .append(", share / equal ").append(shares.get("shareRatios").toString()).append("; every team still had")
+                .append(" exports waiting at the window's end: ").append(backlogged).append(".\n\n");
+        summary.add(new String[] {"P8 B's reminders p99 with A's flood (ms)", fmt1(bFlood), fmt1(bAlone) + " (without)",
+                fmt2(bAlone / bFlood), "with/without ≤ 2 (ratio ≥ 0.5)"});
+        summary.add(new String[] {"P8 A's throughput with B's reminders (exports/s)", fmt1(aWithB), fmt1(aAlone) + " (alone)",
+                fmt2(aWithB / aAlone), "≥ 0.90"});
+        summary.add(new String[] {"P8 10 teams' share of slots, min-max / equal", fmt2(min) + "-" + fmt2(max), "1.00", "—",
+                "0.80-1.20"});
+        boolean ok = outlasted && backlogged && bFlood <= 2 * bAlone && aWithB >= 0.9 * aAlone && min >= 0.8 && max <= 1.2;
+        verdict("P8", ok, String.format(Locale.ROOT, "B's p99 %.1f ms with the flood vs %.1f ms without (%.2f×), A's"
+                + " throughput %.0f%% of alone, shares %.2f-%.2f of equal%s", bFlood, bAlone, bFlood / bAlone,
+                100 * aWithB / aAlone, min, max, outlasted && backlogged ? "" : " (the flood did not outlast the window:"
+                + " not a valid run)"));
+        notes(d, "P8");
+    }
+
+    private static String opt(JsonObject o, String k) {
+        return o.has(k) ? val(o.get(k)) : "—";
     }
 
     private static JsonObject scenario(JsonObject r, String sweep, int rows) {
