@@ -103,6 +103,19 @@ final class Api {
         return idOf(r.status(), r.body());
     }
 
+    /**
+     * POST /api/v1/tasks/{id}/cancel over {@code http} (R23).
+     *
+     * @return true when cancelled (200), false when the task had already finished (409 {@code task.not_cancellable})
+     */
+    boolean cancel(PlainHttp http, String token, UUID id) throws IOException {
+        PlainHttp.Response r = http.postJson("/api/v1/tasks/" + id + "/cancel", token, "");
+        if (r.status() != 200 && r.status() != 409) {
+            throw new IllegalStateException("cancel " + id + ": expected 200 or 409, got " + r.status() + ": " + r.body());
+        }
+        return r.status() == 200;
+    }
+
     /** @return a client of its own on this API's server, for one thread */
     PlainHttp plainClient() {
         return new PlainHttp(base);

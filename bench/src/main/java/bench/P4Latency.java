@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 
 /**
  * P4: latency from the creation of a task to its claim (R7, RUNNING), at a steady rate, through the API of a
@@ -59,23 +60,15 @@ public final class P4Latency {
         for (int i = 0; i < 50; i++) {
             Api.idOf(api.create(token, Api.TEAM_IDLE, BODY));
         }
-        long periodNs = (long) (1e9 / rate);
         long start = System.nanoTime() + 50_000_000;
-        List<CompletableFuture<long[]>> sent = new ArrayList<>();
+        List<CompletableFuture<long[]>> sent = paced(tasks, start, (long) (1e9 / rate),
+                i -> api.createAsync(token, Api.TEAM_IDLE, BODY).thenApply(r -> {
+                    long at = epochMicros();
+                    UUID id = Api.idOf(r);
+                    return new long[] {id.getMostSignificantBits(), id.getLeastSignificantBits(), at};
+                }));
         Map<UUID, Long> received = new HashMap<>();
         List<UUID> ids = new ArrayList<>();
-        for (int i = 0; i < tasks; i++) {
-            long due = start + i * periodNs;
-            long wait = due - System.nanoTime();
-            if (wait > 0) {
-                TimeUnit.NANOSECONDS.sleep(wait);
-            }
-            sent.add(api.createAsync(token, Api.TEAM_IDLE, BODY).thenApply(r -> {
-                long at = epochMicros();
-                UUID id = Api.idOf(r);
-                return new long[] {id.getMostSignificantBits(), id.getLeastSignificantBits(), at};
-            }));
-        }
         double sendSeconds = (System.nanoTime() - start) / 1e9;
         for (CompletableFuture<long[]> f : sent) {
             long[] r = f.get(60, TimeUnit.SECONDS);
@@ -134,26 +127,9 @@ public final class P4Latency {
             }
         }
         List<UUID> ids = java.util.Collections.synchronizedList(new ArrayList<>());
-        java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
-        List<Thread> threads = new ArrayList<>();
         long t0 = System.nanoTime();
-        for (int c = 0; c < clients; c++) {
-            Thread t = new Thread(() -> {
-                try (PlainHttp http = api.plainClient()) {
-                    while (next.getAndIncrement() < tasks) {
-                        ids.add(jdkClient ? Api.idOf(api.create(token, Api.TEAM_IDLE, BODY))
-                                : api.create(http, token, Api.TEAM_IDLE, BODY));
-                    }
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            });
-            t.start();
-            threads.add(t);
-        }
-        for (Thread t : threads) {
-            t.join(TIMEOUT_MS);
-        }
+        join(closedLoops(api, clients, tasks, (http, i) -> ids.add(jdkClient
+                ? Api.idOf(api.create(token, Api.TEAM_IDLE, BODY)) : api.create(http, token, Api.TEAM_IDLE, BODY))));
         double createdS = (System.nanoTime() - t0) / 1e9;
         if (ids.size() != tasks) {
             throw new IllegalStateException("created " + ids.size() + " of " + tasks);
@@ -272,6 +248,62 @@ public final class P4Latency {
                 Thread.sleep(20);
             }
         }
+    }
+
+    /** The {@code i}-th request of {@link #closedLoops}, sent on the calling loop's own connection. */
+    interface Request {
+        void send(PlainHttp http, int i) throws Exception;
+    }
+
+    /**
+     * {@code clients} closed loops, each on a blocking keep-alive connection of its own ({@link PlainHttp}), send
+     * requests 0 .. {@code n - 1} between them, each loop the next one not yet taken. A failed request ends its
+     * loop (the caller's count of answers tells). Started, not joined: see {@link #join}.
+     */
+    static List<Thread> closedLoops(Api api, int clients, int n, Request request) {
+        java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+        List<Thread> threads = new ArrayList<>();
+        for (int c = 0; c < clients; c++) {
+            Thread t = new Thread(() -> {
+                try (PlainHttp http = api.plainClient()) {
+                    int i;
+                    while ((i = next.getAndIncrement()) < n) {
+                        request.send(http, i);
+                    }
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            t.start();
+            threads.add(t);
+        }
+        return threads;
+    }
+
+    /** Waits for each of the threads, at most {@link #TIMEOUT_MS} each. */
+    static void join(List<Thread> threads) throws InterruptedException {
+        for (Thread t : threads) {
+            t.join(TIMEOUT_MS);
+        }
+    }
+
+    /**
+     * Sends {@code n} requests on a fixed schedule, the {@code i}-th at {@code startNs + i * periodNs}
+     * ({@link System#nanoTime()}), asynchronously: a slow answer does not delay the next request.
+     *
+     * @return the answers' futures, in order
+     */
+    static <T> List<CompletableFuture<T>> paced(int n, long startNs, long periodNs, IntFunction<CompletableFuture<T>> send)
+            throws InterruptedException {
+        List<CompletableFuture<T>> sent = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            long wait = startNs + i * periodNs - System.nanoTime();
+            if (wait > 0) {
+                TimeUnit.NANOSECONDS.sleep(wait);
+            }
+            sent.add(send.apply(i));
+        }
+        return sent;
     }
 
     static double pct(double[] sorted, double p) {
