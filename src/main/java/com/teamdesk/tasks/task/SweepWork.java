@@ -62,10 +62,12 @@ public class SweepWork {
             case "recovery" -> () -> {
                 int recovered = batches(() -> recovery.recoverStalled(batchSize).size());
                 metrics.recovered(recovered);
-                int handled = recovered + batches(() -> recovery.reconcile(batchSize))
+                // issue 30: the queue has every team's cap again after a Redis restart, and before reconciliation
+                // hands it a single job again: a run re-dispatched before its team's cap was back could be
+                // fetched past it (two of a team capped at 1 running at once, CapSlotCrashIT)
+                teamLimits.applyAll();
+                return recovered + batches(() -> recovery.reconcile(batchSize))
                         + batches(() -> recovery.reconcileCancelled(batchSize));
-                teamLimits.applyAll(); // issue 30: the queue has every team's cap again after a Redis restart
-                return handled;
             };
             case "idempotency" -> () -> batches(() -> idempotencyKeys.purgeExpired(clock.instant(), batchSize));
             case "retention" -> this::retain;
