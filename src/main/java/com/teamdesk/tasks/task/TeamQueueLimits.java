@@ -111,6 +111,12 @@ public class TeamQueueLimits {
         return teamId + ":" + kind.name();
     }
 
+    /** @return the team of a rate key made by {@link #rateKey}, or empty for another key */
+    static java.util.Optional<UUID> teamOf(String rateKey) {
+        int colon = rateKey.indexOf(':');
+        return colon > 0 ? parse(rateKey.substring(0, colon)) : java.util.Optional.empty();
+    }
+
     /**
      * Sets or clears a team's rate limit of one kind (audited: {@code admin.team.rate_limit}), then hands it to
      * the queue: at most {@code perMinute} of the team's tasks of the kind start per minute, on every instance
@@ -259,9 +265,8 @@ public class TeamQueueLimits {
         Map<UUID, GroupInfo> groups = groupsByTeam();
         Map<UUID, Long> held = new HashMap<>();
         for (RateStatus r : queue.rateStatus()) {
-            int colon = r.rateKey().indexOf(':');
-            if (colon > 0 && r.held() > 0) {
-                parse(r.rateKey().substring(0, colon)).ifPresent(team -> held.merge(team, r.held(), Long::sum));
+            if (r.held() > 0) {
+                teamOf(r.rateKey()).ifPresent(team -> held.merge(team, r.held(), Long::sum));
             }
         }
         Map<UUID, Long> running = LedgerException.of("running per team", () -> {

@@ -3,6 +3,8 @@ package com.teamdesk.tasks.it.lifecycle;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.teamdesk.tasks.it.support.Poll;
+import com.teamdesk.tasks.it.support.TaskRequests;
 import com.teamdesk.tasks.it.support.TestData.TestTeam;
 import com.teamdesk.tasks.it.support.Tokens;
 import com.teamdesk.tasks.task.reminder.ReminderParams;
@@ -19,7 +21,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -89,7 +90,7 @@ class CapSlotCrashIT {
                     assertEquals(202, r.statusCode(), r.body());
                     tasks.add(UUID.fromString(ServerProcess.json(r.body()).getString("id")));
                 }
-                awaitTrue(() -> runningInLedger(t) == 1 && activeInQueue(t) == 1,
+                Poll.until(() -> runningInLedger(t) == 1 && activeInQueue(t) == 1, SYNC,
                         "one reminder RUNNING on A, the team's one place taken in the queue");
                 assertEquals(2L, data.count("SELECT count(*) FROM background_task WHERE team_id = ? AND status ="
                         + " 'WAITING' AND attempts = 0", t.id()), "two wait at the cap, no attempt used");
@@ -109,18 +110,19 @@ class CapSlotCrashIT {
             try (ServerProcess b = ServerProcess.start("capcrash-b", env())) {
                 b.awaitReady(READY);
                 Instant bReady = Instant.now();
-                awaitTrue(() -> runningInLedger(t) == 1 && activeInQueue(t) == 1
+                Poll.until(() -> runningInLedger(t) == 1 && activeInQueue(t) == 1
                         && data.count("SELECT count(*) FROM background_task WHERE team_id = ? AND status = 'RUNNING'"
-                        + " AND execution_id::text <> ?", t.id(), leaseOfA[0]) == 1,
-                        "B took over the dead execution's place (a new lease)");
+                        + " AND execution_id::text <> ?", t.id(), leaseOfA[0]) == 1, SYNC,
+"B took over the dead execution's place (a new lease)");
                 Duration takeover = Duration.between(bReady, Instant.now());
                 System.out.println("CapSlotCrashIT: B ready -> place taken over in " + takeover);
                 assertTrue(takeover.compareTo(Duration.ofSeconds(45)) < 0, "taken over in " + takeover);
                 assertEquals(2L, data.count("SELECT count(*) FROM background_task WHERE team_id = ? AND status ="
                         + " 'WAITING'", t.id()), "the cap still holds the other two");
                 hold.rollback();
-                awaitTrue(() -> data.count("SELECT count(*) FROM background_task WHERE team_id = ? AND status ="
-                        + " 'COMPLETED'", t.id()) == 3, "all three reminders complete");
+                Poll.until(() -> data.count("SELECT count(*) FROM background_task WHERE team_id = ? AND status ="
+                        + " 'COMPLETED'", t.id()) == 3, SYNC,
+"all three reminders complete");
                 assertEquals(0L, activeInQueue(t), "no place leaked in the queue's count");
                 assertEquals(0L, runningInLedger(t));
                 assertEquals(3L, data.count("SELECT count(*) FROM notification n JOIN background_task b ON b.id ="
@@ -158,8 +160,8 @@ class CapSlotCrashIT {
     }
 
     private static String reminder(UUID ticket) {
-        return "{\"kind\":\"REMINDER\",\"ticketId\":\"" + ticket + "\",\"message\":\"Look\",\"recipients\":\""
-                + ReminderParams.Recipients.TEAM_STAFF + "\"}";
+        return TaskRequests.reminder(ticket.toString(), "Look", ReminderParams.Recipients.TEAM_STAFF.name()).body()
+                .toString();
     }
 
     private static HttpResponse<String> send(ServerProcess s, String method, String path, String token, String body)
@@ -170,15 +172,4 @@ class CapSlotCrashIT {
                 .build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    /** Bounded poll of a condition (detects a sync point; orders nothing). */
-    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
-        Instant deadline = Instant.now().plus(SYNC);
-        while (Instant.now().isBefore(deadline)) {
-            if (condition.getAsBoolean()) {
-                return;
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("timed out: " + what);
-    }
 }
