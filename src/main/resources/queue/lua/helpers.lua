@@ -51,6 +51,23 @@ local function enqueue(waitKey, lanesKey, seqKey, jobId, group, priority)
   return false
 end
 
+-- Puts a stalled job of a group back at the head of its lane (before every waiting job of the group,
+-- whatever their priority): it had been served already, so the next fetch takes it over rather than a
+-- later job of its group, and the task layer's lease takeover keeps the group's running count (issue 30,
+-- CapSlotCrashIT). Ungrouped jobs (earlier versions) go to the end of wait as before (R6).
+local function enqueueFirst(waitKey, lanesKey, seqKey, jobId, group, priority)
+  if not group or group == '' then
+    return enqueue(waitKey, lanesKey, seqKey, jobId, group, priority)
+  end
+  local laneKey = lanesKey .. ':' .. group
+  local head = rcall('ZRANGE', laneKey, 0, 0, 'WITHSCORES')
+  if #head == 0 then
+    return enqueue(waitKey, lanesKey, seqKey, jobId, group, priority)
+  end
+  rcall('ZADD', laneKey, int(tonumber(head[2]) - 1), jobId)
+  return false
+end
+
 -- The group and priority a job's record holds (nil, nil for an ungrouped job).
 local function laneOf(jobKey)
   local f = rcall('HMGET', jobKey, 'group', 'priority')

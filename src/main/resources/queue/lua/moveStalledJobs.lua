@@ -2,7 +2,8 @@
 -- interval (guard SET NX PX), every id in active whose lock key is gone is stalled: it leaves active and
 -- gets stalledCounter + 1; if stalledCounter > maxStalledCount it fails for good (state=failed,
 -- exhausted=1, failedReason, the job's failed retention applied and recorded in meta, R5), else it goes
--- back to the end of wait (marker set). attemptsMade is not incremented by a stall.
+-- back to waiting (marker set): a grouped job at the head of its group's lane (enqueueFirst in helpers.lua:
+-- the next fetch of the group takes it over), an ungrouped one at the end of wait. attemptsMade is not incremented by a stall.
 -- Single phase: moveToActive sets the lock in the same script that makes a job active, so an active job
 -- without a lock key has really lost its lock (BullMQ's two-pass "stalled" set is not needed).
 --
@@ -59,7 +60,7 @@ for _, id in ipairs(rcall('SMEMBERS', activeKey)) do
           (keepMaxAgeSec or '') ~= '', doomed)
         stalled[#stalled + 1] = {id, 1, attemptsMade}
       else
-        enqueue(waitKey, lanesKey, seqKey, id, f[3], f[4])
+        enqueueFirst(waitKey, lanesKey, seqKey, id, f[3], f[4])
         rcall('HSET', jobKey, 'state', 'waiting')
         rcall('ZADD', markerKey, 0, '0')
         stalled[#stalled + 1] = {id, 0, attemptsMade}

@@ -93,6 +93,17 @@ class FairShareTest extends LaneFixture {
     }
 
     @Test
+    void aStalledJobGoesBackBeforeTheRestOfItsGroupWhateverTheirPriority() {
+        queue.add("a1", "x", in("team-a"));
+        queue.add("a2", "x", in("team-a"));
+        assertEquals("a1", fetchId());
+        queue.add("a3", "x", in("team-a").withPriority(5));
+        redis.del(queue.keys().lock("a1")); // its worker died
+        assertEquals(List.of(new QueueStore.Stalled("a1", false, 0)), store.moveStalledJobs(3, 60_000, "stalled"));
+        assertEquals(List.of("a1", "a3", "a2"), fetchAll(), "the stalled job first, then priority order as before");
+    }
+
+    @Test
     void aRetryAtOnceReturnsToTheEndOfItsGroupsLane() {
         queue.add("a1", "x", in("team-a"));
         queue.add("a2", "x", in("team-a"));

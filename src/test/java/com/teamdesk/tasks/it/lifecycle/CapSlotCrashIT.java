@@ -72,7 +72,7 @@ class CapSlotCrashIT {
         String opsToken = Tokens.with(ops, Json.createObjectBuilder().add("groups", Json.createArrayBuilder().add("member")
                 .add("operator")));
         List<UUID> tasks = new ArrayList<>();
-        Object[] leaseOfA = new Object[1];
+        Object[] leaseOfA = new Object[2]; // {A's lease, the task it ran}
         try (Connection hold = data.connection()) {
             hold.setAutoCommit(false);
             try (ServerProcess a = ServerProcess.start("capcrash-a", env())) {
@@ -96,6 +96,8 @@ class CapSlotCrashIT {
                         + " 'WAITING' AND attempts = 0", t.id()), "two wait at the cap, no attempt used");
                 leaseOfA[0] = data.value("SELECT execution_id::text FROM background_task WHERE team_id = ? AND status ="
                         + " 'RUNNING'", t.id());
+                leaseOfA[1] = data.value("SELECT id::text FROM background_task WHERE team_id = ? AND status = 'RUNNING'",
+                        t.id());
                 new ProcessBuilder("kill", "-KILL", Long.toString(a.process().pid())).inheritIO().start().waitFor();
                 assertTrue(a.awaitExit(SYNC), "A is gone");
             }
@@ -112,17 +114,23 @@ class CapSlotCrashIT {
                 Instant bReady = Instant.now();
                 Poll.until(() -> runningInLedger(t) == 1 && activeInQueue(t) == 1
                         && data.count("SELECT count(*) FROM background_task WHERE team_id = ? AND status = 'RUNNING'"
-                        + " AND execution_id::text <> ?", t.id(), leaseOfA[0]) == 1, SYNC,
-"B took over the dead execution's place (a new lease)");
+                        + " AND id::text = ? AND execution_id::text <> ?", t.id(), leaseOfA[1], leaseOfA[0]) == 1, SYNC,
+                        "B took over the dead execution's task and place: a new lease on the same task (the stalled"
+                        + " job went back first in its team's lane), never A's stale RUNNING row beside another task");
                 Duration takeover = Duration.between(bReady, Instant.now());
-                System.out.println("CapSlotCrashIT: B ready -> place taken over in " + takeover);
+                System.out.println("CapSlotCrashIT: B ready -> place taken over in " + takeover + "; A ran " + leaseOfA[1]
+                        + "; the team's tasks: " + data.value("SELECT json_agg(json_build_object('id', id, 'status', status,"
+                        + " 'attempts', attempts, 'updated', updated_at) ORDER BY created_at)::text FROM background_task"
+                        + " WHERE team_id = ?", t.id()));
                 assertTrue(takeover.compareTo(Duration.ofSeconds(45)) < 0, "taken over in " + takeover);
+                assertEquals(0L, data.count("SELECT count(*) FROM background_task WHERE team_id = ? AND status ="
+                        + " 'FAILED'", t.id()), "no reminder failed while it waited");
                 assertEquals(2L, data.count("SELECT count(*) FROM background_task WHERE team_id = ? AND status ="
                         + " 'WAITING'", t.id()), "the cap still holds the other two");
                 hold.rollback();
                 Poll.until(() -> data.count("SELECT count(*) FROM background_task WHERE team_id = ? AND status ="
                         + " 'COMPLETED'", t.id()) == 3, SYNC,
-"all three reminders complete");
+                        "all three reminders complete");
                 assertEquals(0L, activeInQueue(t), "no place leaked in the queue's count");
                 assertEquals(0L, runningInLedger(t));
                 assertEquals(3L, data.count("SELECT count(*) FROM notification n JOIN background_task b ON b.id ="
@@ -148,6 +156,9 @@ class CapSlotCrashIT {
         env.put("TEAMDESK_WORKER_LOCK_DURATION_MS", "2000");
         env.put("TEAMDESK_WORKER_LOCK_RENEW_MS", "500");
         env.put("TEAMDESK_WORKER_STALLED_INTERVAL_MS", "1000");
+        // the test holds the team row through A's death and B's start: longer than the default 10 s wait for it,
+        // which would end B's attempts one by one and let the next reminder take the place (CI, 2026-12-03)
+        env.put("TEAMDESK_REMINDER_LOCK_TIMEOUT_MS", "600000");
         return env;
     }
 
