@@ -20,6 +20,8 @@ import java.util.UUID;
  * @param runAt       not before this instant; later than {@code createdAt} for a scheduled task (R24)
  * @param cancelledAt when a member cancelled the run (R23), else null
  * @param cancelledBy who cancelled it (a user id), else null
+ * @param scheduleId  issue 31: the schedule this task is an occurrence of, else null
+ * @param slotAt      issue 31: the schedule's slot it runs for, or null (not an occurrence, or a "run now")
  */
 public record BackgroundTask(
         UUID id,
@@ -43,7 +45,9 @@ public record BackgroundTask(
         Instant createdAt,
         Instant updatedAt,
         Instant cancelledAt,
-        UUID cancelledBy) {
+        UUID cancelledBy,
+        UUID scheduleId,
+        Instant slotAt) {
 
     /** @return the queue job id of the current run, {@code "<id>-<run>"} (R1) */
     public String jobId() {

@@ -73,6 +73,24 @@ public class JdbcTaskLedger {
     }
 
     /**
+     * Issue 31 (R41): inserts an occurrence of a schedule, WAITING and not dispatched (the dispatch sweep hands it
+     * to the queue), unless the schedule already has a task for that slot: {@code (schedule_id, slot_at)} is
+     * unique, so two instances, a restart or a sweep run twice make one task per slot. One statement, in the
+     * caller's transaction (the one that advances the schedule).
+     *
+     * @param slotAt the slot, or null for a "run now" (never a duplicate)
+     * @return the row as inserted, or empty when the slot had its task already
+     */
+    public Optional<BackgroundTask> insertOccurrence(UUID id, TaskKind kind, UUID teamId, UUID ownerId, TaskScope scope,
+            String paramsJson, UUID scheduleId, Instant slotAt, Instant now) {
+        return queryOne("INSERT INTO background_task (id, kind, team_id, owner_id, scope, filters, status, run, attempts,"
+                + " progress, run_at, created_at, updated_at, schedule_id, slot_at) VALUES (?, ?, ?, ?, ?, ?::jsonb,"
+                + " 'WAITING', 0, 0, 0, ?, ?, ?, ?, ?) ON CONFLICT (schedule_id, slot_at) WHERE slot_at IS NOT NULL"
+                + " DO NOTHING RETURNING " + COLUMNS, id, kind.name(), teamId, ownerId, scope.name(), paramsJson, now, now,
+                now, scheduleId, slotAt);
+    }
+
+    /**
      * R18: takes back the dispatch mark of a run whose queue job could not be added after its creating
      * transaction committed, so that the dispatch sweep adds it; only while the run still waits with
      * exactly that mark. One statement.

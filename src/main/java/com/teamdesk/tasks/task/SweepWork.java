@@ -46,6 +46,9 @@ public class SweepWork {
     TeamQueueLimits teamLimits;
 
     @Inject
+    jakarta.enterprise.inject.Instance<DueTaskSource> sources;
+
+    @Inject
     @ConfigProperty(name = "teamdesk.dispatch.batch-size", defaultValue = "200")
     int batchSize;
 
@@ -58,7 +61,14 @@ public class SweepWork {
      */
     IntSupplier body(String sweep) {
         return switch (sweep) {
-            case "dispatch" -> () -> batches(() -> dispatcher.dispatchDue(batchSize));
+            // issue 31: the due schedules' slots become tasks first, so that this tick dispatches them
+            case "dispatch" -> () -> {
+                int made = 0;
+                for (DueTaskSource source : sources) {
+                    made += batches(() -> source.materializeDue(batchSize));
+                }
+                return made + batches(() -> dispatcher.dispatchDue(batchSize));
+            };
             case "recovery" -> () -> {
                 int recovered = batches(() -> recovery.recoverStalled(batchSize).size());
                 metrics.recovered(recovered);

@@ -96,6 +96,18 @@ public interface TaskKindHandler<P> {
         return 0;
     }
 
+    /**
+     * Issue 31: a schedule of this kind is about to be resumed (or enabled again) for its owner; throws when its
+     * stored parameters could not run now, so the schedule stays paused instead of failing at every slot.
+     * Default: nothing to check.
+     *
+     * @param stored the parameters as {@link #store} wrote them
+     * @param owner  the schedule's owner, in the schedule's team
+     * @throws ConflictException the kind's own code, e.g. {@code reminder.ticket_closed}
+     */
+    default void checkResumable(String stored, Caller owner) {
+    }
+
     /** @return true when a COMPLETED task of this kind offers a file at {@code /tasks/{id}/result} */
     default boolean offersFile() {
         return false;

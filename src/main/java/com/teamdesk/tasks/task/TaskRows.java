@@ -8,10 +8,11 @@ import java.time.OffsetDateTime;
 final class TaskRows {
     /** Columns of a {@link BackgroundTask}, in record order; also used in RETURNING clauses. */
     static final String COLUMNS = "id, kind, team_id, owner_id, scope, filters::text, status, run, attempts, progress,"
-            + " execution_id, dispatched_at, run_at, last_error, result_sha256, result_size, result_summary, expires_at, created_at, updated_at, cancelled_at, cancelled_by";
+            + " execution_id, dispatched_at, run_at, last_error, result_sha256, result_size, result_summary, expires_at, created_at, updated_at, cancelled_at, cancelled_by,"
+            + " schedule_id, slot_at";
 
     /** How many columns {@link #COLUMNS} selects; a column appended after them is {@code COLUMN_COUNT + 1}. */
-    static final int COLUMN_COUNT = 22;
+    static final int COLUMN_COUNT = 24;
 
     /** Maps a row selected with {@link #COLUMNS} first. */
     static final Jdbc.Row<BackgroundTask> ROW = rs -> new BackgroundTask(
@@ -36,7 +37,9 @@ final class TaskRows {
             instant(rs, 19),
             instant(rs, 20),
             instant(rs, 21),
-            Jdbc.uuid(rs, 22));
+            Jdbc.uuid(rs, 22),
+            Jdbc.uuid(rs, 23),
+            instant(rs, 24));
 
     private TaskRows() {
     }

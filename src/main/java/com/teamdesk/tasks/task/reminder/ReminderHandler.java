@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.task.reminder;
 
+import com.teamdesk.tasks.common.ConflictException;
 import com.teamdesk.tasks.common.InvalidInputException;
 import com.teamdesk.tasks.common.NotFoundException;
 import com.teamdesk.tasks.platform.Transactions;
@@ -88,6 +89,21 @@ public class ReminderHandler implements TaskKindHandler<ReminderParams> {
             throw new InvalidInputException("reminder.no_assignee", "The ticket has no assignee to remind.");
         }
         return new Accepted<>(caller.role().isStaff() ? TaskScope.TEAM : TaskScope.SELF, p);
+    }
+
+    /**
+     * Issue 31: a reminder schedule resumes only while its ticket is open (closing the ticket disabled it).
+     *
+     * @throws ConflictException ({@code reminder.ticket_closed}) the ticket is closed
+     * @throws NotFoundException ({@code ticket.not_found}) the ticket is gone or not visible to the owner
+     */
+    @Override
+    public void checkResumable(String stored, Caller owner) {
+        ReminderParams p = load(stored);
+        if (tickets.get(owner.userId(), owner.teamId(), p.ticketId()).getStatus() == TicketStatus.CLOSED) {
+            throw new ConflictException("reminder.ticket_closed", "The ticket is closed: reopen it before resuming the"
+                    + " schedule.");
+        }
     }
 
     @Override

@@ -5,6 +5,8 @@ import com.teamdesk.tasks.platform.Jdbc;
 import com.teamdesk.tasks.platform.SchemaMigration;
 import com.teamdesk.tasks.task.LedgerException;
 import com.teamdesk.tasks.task.TaskJobId;
+import com.teamdesk.tasks.task.schedule.ScheduleMaterializer;
+import com.teamdesk.tasks.task.schedule.ScheduleStore;
 import com.teamdesk.tasks.team.JdbcTeamWrites;
 import com.teamdesk.tasks.team.TicketClosed;
 import jakarta.annotation.Resource;
@@ -25,7 +27,8 @@ import javax.sql.DataSource;
  * system event {@value #EVENT_KIND} appended through the team's {@link JdbcTeamWrites}. A reminder
  * already RUNNING is not cancelled here: it finds the ticket closed under the team lock and is
  * rejected ({@code TICKET_CLOSED}, R11). Queue jobs of the cancelled runs are left to the claim
- * (0 rows, R7) and to reconciliation (R23).
+ * (0 rows, R7) and to reconciliation (R23). Issue 31: the enabled reminder schedules that name the ticket are
+ * disabled in the same transaction, each with a system event {@code schedule.disabled}.
  */
 @ApplicationScoped
 public class TicketReminderCancellation {
@@ -36,6 +39,12 @@ public class TicketReminderCancellation {
 
     /** {@code lastError} of a reminder cancelled because its ticket was closed. */
     public static final String MESSAGE = "Cancelled because the ticket was closed.";
+
+    /** {@code disabledReason} of a reminder schedule whose ticket was closed (issue 31). */
+    public static final String SCHEDULE_REASON = "Its ticket was closed.";
+
+    @Inject
+    ScheduleStore schedules;
 
     @Resource(lookup = SchemaMigration.DATASOURCE)
     DataSource dataSource;
@@ -55,6 +64,17 @@ public class TicketReminderCancellation {
         }
         if (!cancelled.isEmpty()) {
             LOG.info(() -> "task.cancelled " + cancelled + ": ticket " + closed.ticketId() + " closed");
+        }
+        // issue 31 (R41): the reminder schedules that name the ticket stop, each with a system event
+        List<UUID> disabled = schedules.disableWhere(closed.teamId(), ReminderHandler.KIND, "ticketId",
+                closed.ticketId().toString(), SCHEDULE_REASON, closed.at());
+        for (UUID schedule : disabled) {
+            team.appendSystemEvent(closed.teamId(), ScheduleMaterializer.DISABLED_EVENT, closed.ticketId(),
+                    closed.actorId(), null, Jsons.PROVIDER.createObjectBuilder().add("scheduleId", schedule.toString())
+                            .add("reason", SCHEDULE_REASON).build(), closed.at());
+        }
+        if (!disabled.isEmpty()) {
+            LOG.info(() -> "schedule.disabled " + disabled + ": ticket " + closed.ticketId() + " closed");
         }
     }
 
