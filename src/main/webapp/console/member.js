@@ -1,7 +1,8 @@
 // The member view: my teams, a team's tickets with the API's filters, "Export these tickets",
-// reminders, and the team's tasks with live progress (the team's event stream).
+// reminders, the team's tasks with live progress (the team's event stream), and its schedules (issue 31).
 import { api, download, kinds, openStream } from './api.js';
 import { h, fill, time, empty, failed, table, field, say, describe, isoLocal, ZONE } from './ui.js';
+import * as schedules from './schedules.js';
 
 const STATUS_WORDS = {
   WAITING: 'Waiting', RUNNING: 'Running', COMPLETED: 'Completed', FAILED: 'Failed', CANCELLED: 'Cancelled',
@@ -79,13 +80,15 @@ function selectTeam(m) {
       h('h3#tasks-title', customer ? 'My tasks' : 'Tasks of the team'),
       h('div#kind-forms'),
       h('p.hint#stream-state', 'Live updates: connecting…'),
-      h('div#tasks')));
+      h('div#tasks')),
+    schedules.card(m, { filters, onTask: t => upsert(t, true) }));
   loadTickets(false);
   startTasks();
   kinds().then(k => {
     kindInfo = k;
     renderKindForms();
     renderTasks();
+    schedules.kindsKnown(k);
   });
 }
 
@@ -328,6 +331,7 @@ function upsert(t, fresh) {
   const known = tasks.get(t.id);
   if (known && (!fresh || newer(known, t))) return;
   tasks.set(t.id, t);
+  if (t.scheduleId) schedules.occurrenceChanged(t.scheduleId);
   const row = document.getElementById('task-' + t.id);
   if (row) row.replaceWith(taskRow(t));
   else renderTasks();
@@ -375,7 +379,9 @@ function taskRow(t) {
     h('div.task-head',
       h('strong', what), ' ',
       h('span.badge.task-status', { 'data-status': t.status }, STATUS_WORDS[t.status] || t.status),
-      scheduled ? h('span.muted', ' scheduled for ', time(t.runAt)) : null),
+      scheduled ? h('span.muted', ' scheduled for ', time(t.runAt)) : null,
+      t.scheduleId ? h('span.muted.task-schedule', t.slotAt ? [' · from a schedule, slot ', time(t.slotAt)]
+        : ' · from a schedule, run now') : null),
     h('div.bar',
       h('progress.task-progress', { max: 100, value: t.progress, 'aria-label': what + ' progress' }),
       h('span.task-pct', `${t.progress} %`)),

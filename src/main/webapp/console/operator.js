@@ -1,6 +1,7 @@
 // The operator view (/api/v1/admin): overview, running runs, workers, queue, timers with
-// pause/resume/run-now, teams' waiting and running tasks with their caps (issue 30), failed tasks with bulk
-// retry, a task's detail. The admin API has no
+// pause/resume/run-now, teams' waiting and running tasks with their caps (issue 30), every team's schedules with
+// the due-but-not-materialised ones and a pause (issue 31), failed tasks with bulk retry, a task's detail. The
+// admin API has no
 // stream, so the figures are refreshed every 2 s while the view is shown.
 import { api, kinds } from './api.js';
 import { h, fill, time, duration, empty, failed, table, field, say, describe } from './ui.js';
@@ -34,6 +35,12 @@ export function mount(el) {
         h('div.actions', h('button#ops-rate-set', { type: 'submit' }, 'Set rate limit'),
           h('button#ops-rate-clear', { type: 'button', onclick: () => setRate(true) }, 'Clear rate limit'))),
       h('div#ops-teams')),
+    h('section.card', { 'aria-labelledby': 'ops-schedules-title' }, h('h2#ops-schedules-title', 'Schedules'),
+      h('p.hint', 'Every team\'s recurring tasks. Due, not materialised: the next slot has passed and no sweep has made'
+        + ' its task yet (the dispatch timer is paused or behind).'),
+      h('div.filters', h('label.check', h('input#ops-sched-due', { type: 'checkbox', onchange: refresh }),
+        ' Only due, not materialised')),
+      h('div#ops-schedules')),
     h('section.card', { 'aria-labelledby': 'ops-failed-title' }, h('h2#ops-failed-title', 'Failed tasks'),
       h('form#ops-bulk.filters', { onsubmit: e => { e.preventDefault(); bulkRetry(); } },
         field('Kind', h('select#ops-bulk-kind', h('option', { value: '' }, 'any'))),
@@ -79,11 +86,14 @@ async function section(id, path, render) {
 }
 
 async function refresh() {
+  const dueOnly = !!document.getElementById('ops-sched-due')?.checked;
   await Promise.all([
     section('ops-overview', '/api/v1/admin/overview', renderOverview),
     section('ops-timers', '/api/v1/admin/timers', renderTimers),
     section('ops-workers', '/api/v1/admin/workers?limit=100', renderWorkers),
     section('ops-teams', '/api/v1/admin/limits', renderTeams),
+    section('ops-schedules', '/api/v1/admin/schedules?limit=100' + (dueOnly ? '&due=true' : ''),
+      (box, page) => renderSchedules(box, page, dueOnly)),
     section('ops-failed', '/api/v1/admin/tasks?status=FAILED&limit=50', renderFailed),
   ]);
   const u = document.getElementById('ops-updated');
@@ -212,6 +222,38 @@ async function setRate(clear) {
     const t = await api(`/api/v1/admin/teams/${encodeURIComponent(team)}/limits/${encodeURIComponent(kind)}`,
       { method: 'PUT', body: { perMinute: clear ? null : Number(max) } });
     say(clear ? `Team ${t.team || team}: no rate limit for ${kind}.` : `Team ${t.team || team}: at most ${max} ${kind} per minute.`);
+    refresh();
+  } catch (e) {
+    say(describe(e), true);
+  }
+}
+
+// Issue 31: schedules across teams; a due one's next slot is in the past (nothing has materialised it yet).
+function renderSchedules(box, page, dueOnly) {
+  if (!!document.getElementById('ops-sched-due')?.checked !== dueOnly) return; // asked before the filter changed
+  const now = Date.now();
+  fill(box, page.items.length
+    ? table('Schedules', ['Schedule', 'Team', 'Task', 'When', 'Next slot', 'State', ''],
+      page.items.map(s => {
+        const next = s.nextRuns.length ? s.nextRuns[0].utc : null;
+        const late = next !== null && Date.parse(next) <= now;
+        return h('tr#ops-schedule-' + s.id, { 'data-enabled': String(s.enabled), 'data-due': String(late) },
+          h('td', s.name), h('td.mono', { title: s.teamId }, s.teamId.slice(0, 8)), h('td', `${s.task.kind} (${s.task.scope})`),
+          h('td', h('code', s.cron), ' ', s.timeZone),
+          h('td', { class: late ? 'warn' : '' }, next ? time(next) : '—', late ? ' (due)' : ''),
+          h('td.ops-schedule-state', s.enabled ? h('span.badge', { 'data-status': 'COMPLETED' }, 'Active')
+            : h('span.badge', { 'data-status': 'CANCELLED', title: s.disabledReason || '' }, 'Paused')),
+          h('td.actions', s.enabled
+            ? h('button.ops-schedule-pause', { type: 'button', onclick: () => pauseSchedule(s) }, 'Pause')
+            : (s.disabledReason || '')));
+      }))
+    : empty(dueOnly ? 'No schedule is due and waiting for the sweep.' : 'No team has a schedule.'));
+}
+
+async function pauseSchedule(s) {
+  try {
+    await api(`/api/v1/admin/schedules/${s.id}/pause`, { method: 'POST' });
+    say(`Schedule “${s.name}” paused (audited).`);
     refresh();
   } catch (e) {
     say(describe(e), true);

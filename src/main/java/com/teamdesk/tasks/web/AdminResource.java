@@ -11,6 +11,7 @@ import com.teamdesk.tasks.task.admin.AdminViews.BulkRetry;
 import com.teamdesk.tasks.task.admin.AdminViews.InstanceTimers;
 import com.teamdesk.tasks.task.admin.AdminViews.Overview;
 import com.teamdesk.tasks.task.admin.AdminViews.WorkerView;
+import com.teamdesk.tasks.task.schedule.ScheduleService;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.json.JsonNumber;
@@ -60,6 +61,12 @@ public class AdminResource {
 
     @Inject
     com.teamdesk.tasks.task.TaskKinds kinds;
+
+    @Inject
+    ScheduleService schedules;
+
+    @Inject
+    ApiLinks links;
 
     @Inject
     CurrentUser user;
@@ -237,6 +244,36 @@ public class AdminResource {
         com.teamdesk.tasks.task.TaskKind k = kinds.parseRequired(kind, "kind", "limits.invalid");
         JsonObject o = RequestInput.object(body, headers.getMediaType(), RATE_FIELDS, limits);
         return teamLimits.setRate(user.id(), team, k, intOrNull(o, "perMinute", TeamQueueLimits.MAX_PER_MINUTE));
+    }
+
+    /**
+     * Every team's schedules (issue 31), the enabled ones by next slot first; {@code due=true}: only those whose
+     * next slot has passed and is not materialised yet (the dispatch sweep is paused or behind).
+     *
+     * @return one page, {@code nextCursor} null (at most {@code limit}, default 50, 1-500)
+     */
+    @GET
+    @Path("schedules")
+    @Operation(summary = "Schedules across teams; due=true: due but not materialised (operators)")
+    public PageJson<ScheduleJson> schedules(@QueryParam("due") String due, @QueryParam("limit") String limit) {
+        user.id();
+        boolean dueOnly = switch (due == null ? "" : due.strip()) {
+            case "", "false" -> false;
+            case "true" -> true;
+            default -> throw new com.teamdesk.tasks.common.InvalidInputException("schedule.invalid",
+                    "due must be true or false.");
+        };
+        return new PageJson<>(schedules.listAll(dueOnly, com.teamdesk.tasks.common.Page.limit(RequestInput.limit(limit)))
+                .stream().map(v -> ScheduleJson.summary(v, links)).toList(), null);
+    }
+
+    /** Pauses any team's schedule (issue 31), with {@code disabledReason} "Paused by an operator."; audited. */
+    @POST
+    @Path("schedules/{scheduleId}/pause")
+    @Operation(summary = "Pause any team's schedule (operators; audited)")
+    public ScheduleJson pauseSchedule(@PathParam("scheduleId") String scheduleId) {
+        return ScheduleJson.summary(schedules.pauseByOperator(user.id(),
+                RequestInput.pathId(scheduleId, "schedule.not_found")), links);
     }
 
     /** A required field that is an integer (range checked by the service) or null; 400 {@code limits.invalid} else. */

@@ -45,6 +45,11 @@ public class ApiLinks {
         return api("tasks/" + taskId);
     }
 
+    /** @return the schedule's URI ({@code Location} of a created schedule, {@code links.self}; issue 31) */
+    public URI schedule(UUID scheduleId) {
+        return api("schedules/" + scheduleId);
+    }
+
     /** @return the ticket's URI ({@code Location} of a created ticket) */
     public URI ticket(UUID teamId, UUID ticketId) {
         return api("teams/" + teamId + "/tickets/" + ticketId);

@@ -46,6 +46,20 @@ final class RequestInput {
      *                               deep, trailing content, not an object, or an unknown key
      */
     static JsonObject object(InputStream body, MediaType type, Set<String> allowed, HttpLimits limits) {
+        JsonObject o = anyObject(body, type, limits);
+        for (String key : o.keySet()) {
+            if (!allowed.contains(key)) {
+                throw malformed("Unknown field '" + ClientText.echo(key) + "'; allowed: " + String.join(", ", allowed.stream().sorted().toList()) + ".");
+            }
+        }
+        return o;
+    }
+
+    /**
+     * Like {@link #object} but with any keys: for a body whose fields its service checks itself, nested ones
+     * included, in its own codes (a schedule's, issue 31).
+     */
+    static JsonObject anyObject(InputStream body, MediaType type, HttpLimits limits) {
         requireUtf8(type);
         String text = utf8(read(body, limits.maxBodyBytes()));
         if (text.isBlank()) {
@@ -62,11 +76,6 @@ final class RequestInput {
             throw malformed("The body must be a JSON object.");
         }
         requireStorableText(o);
-        for (String key : o.keySet()) {
-            if (!allowed.contains(key)) {
-                throw malformed("Unknown field '" + ClientText.echo(key) + "'; allowed: " + String.join(", ", allowed.stream().sorted().toList()) + ".");
-            }
-        }
         return o;
     }
 

@@ -27,18 +27,21 @@ import java.util.UUID;
  * @param waitingUntil  issue 30: when a rate-limited task may start (the minute's end), else null
  * @param cancelledAt when a member cancelled the current run (R23), else null
  * @param cancelledBy who cancelled it, else null
+ * @param scheduleId  issue 31: the schedule this task is an occurrence of, else null
+ * @param slotAt      issue 31: the schedule's slot it runs for, else null (not an occurrence, or a "run now")
  * @param links   {@code self} always; {@code result} for a COMPLETED task of a kind that offers a
  *                file (the export) whose file has not
- *                expired; {@code retry} when FAILED or CANCELLED; {@code cancel} when WAITING or RUNNING
+ *                expired; {@code retry} when FAILED or CANCELLED; {@code cancel} when WAITING or RUNNING;
+ *                {@code schedule} for an occurrence of a schedule
  */
 @JsonbNillable
 @JsonbPropertyOrder({"id", "kind", "teamId", "ownerId", "scope", "filters", "status", "run", "displayRun", "attempts",
-        "progress", "lastError", "resultSummary", "expiresAt", "runAt", "waitingReason", "waitingUntil", "cancelledAt", "cancelledBy", "createdAt",
-        "updatedAt", "links"})
+        "progress", "lastError", "resultSummary", "expiresAt", "runAt", "waitingReason", "waitingUntil", "cancelledAt", "cancelledBy", "scheduleId",
+        "slotAt", "createdAt", "updatedAt", "links"})
 public record TaskJson(UUID id, String kind, UUID teamId, UUID ownerId, TaskScope scope, JsonObject filters,
         TaskStatus status, int run, int displayRun, int attempts, int progress, String lastError,
         String resultSummary, Instant expiresAt, Instant runAt, String waitingReason, Instant waitingUntil, Instant cancelledAt,
-        UUID cancelledBy, Instant createdAt, Instant updatedAt, Links links) {
+        UUID cancelledBy, UUID scheduleId, Instant slotAt, Instant createdAt, Instant updatedAt, Links links) {
 
     /** The waiting reason of a task whose team runs as many tasks as an operator's cap allows (issue 30). */
     public static final String TEAM_AT_CAP = "Your team is running as many tasks at once as its limit allows;"
@@ -70,9 +73,10 @@ public record TaskJson(UUID id, String kind, UUID teamId, UUID ownerId, TaskScop
      * @param result the CSV download, only for a COMPLETED export
      * @param retry  the manual retry (R15), only when FAILED or CANCELLED
      * @param cancel the cancel (R23), only when WAITING or RUNNING
+     * @param schedule the schedule of an occurrence (issue 31), while it exists
      */
-    @JsonbPropertyOrder({"self", "result", "retry", "cancel"})
-    public record Links(URI self, URI result, URI retry, URI cancel) {
+    @JsonbPropertyOrder({"self", "result", "retry", "cancel", "schedule"})
+    public record Links(URI self, URI result, URI retry, URI cancel, URI schedule) {
     }
 
     /** @return the JSON form of a ledger row, links built by {@link ApiLinks} (never from the Host header) */
@@ -89,10 +93,12 @@ public record TaskJson(UUID id, String kind, UUID teamId, UUID ownerId, TaskScop
         return new TaskJson(t.id(), t.kind().name(), t.teamId(), t.ownerId(), t.scope(), filters(t.params()), t.status(),
                 t.run(), t.run() + 1, t.attempts(), t.progress(), t.lastError(), t.resultSummary(), t.expiresAt(),
                 t.runAt(), reason(waiting, t.kind().name()), waiting == null ? null : waiting.until(), t.cancelledAt(),
-                t.cancelledBy(), t.createdAt(), t.updatedAt(), new Links(self, result, retry, cancel));
+                t.cancelledBy(), t.scheduleId(), t.slotAt(), t.createdAt(), t.updatedAt(), new Links(self, result, retry, cancel,
+                t.scheduleId() == null ? null : links.schedule(t.scheduleId())));
     }
 
-    private static JsonObject filters(String json) {
+    /** @return a stored parameters JSON text as an object (empty when none); also a schedule's task (issue 31) */
+    static JsonObject filters(String json) {
         if (json == null || json.isBlank()) {
             return JsonObject.EMPTY_JSON_OBJECT;
         }

@@ -99,9 +99,13 @@ public class TaskResource {
      *         task, {@code Location} of the task, and {@code Idempotent-Replayed: true} on a replay
      */
     static Response answer(Submitted s, ApiLinks links) {
-        Response.ResponseBuilder b = Response.status(s.status()).entity(TaskJson.of(s.task(), links))
-                .location(links.task(s.task().id()));
-        return (s.replayed() ? b.header("Idempotent-Replayed", "true") : b).build();
+        return replayed(Response.status(s.status()).entity(TaskJson.of(s.task(), links)).location(links.task(s.task().id())),
+                s.replayed()).build();
+    }
+
+    /** @return {@code b}, with {@code Idempotent-Replayed: true} when the answer is a replay's (R25) */
+    static Response.ResponseBuilder replayed(Response.ResponseBuilder b, boolean replayed) {
+        return replayed ? b.header("Idempotent-Replayed", "true") : b;
     }
 
     private IdempotentRequest idempotency(String path) {

@@ -1,6 +1,5 @@
 package com.teamdesk.tasks.web;
 
-import com.teamdesk.tasks.common.InvalidInputException;
 import com.teamdesk.tasks.team.Ticket;
 import com.teamdesk.tasks.team.TicketChanges;
 import com.teamdesk.tasks.team.TicketDraft;
@@ -125,44 +124,14 @@ public class TicketResource {
     }
 
     private static EntityTag etag(Ticket t) {
-        return new EntityTag(Integer.toString(t.getVersion()));
+        return IfMatch.etag(t.getVersion());
     }
 
     /**
-     * Reads the expected version from If-Match (RFC 9110 §13.1.1): {@code *} matches any current
-     * version; {@code "3"} (or a bare {@code 3}) names version 3; a weak validator {@code W/"3"}
-     * never matches (strong comparison), so a header of only weak validators is a 412.
-     *
-     * @return the version, {@link TicketService#ANY_VERSION} or {@link TicketService#NO_VERSION}
+     * @return the version If-Match names ({@link IfMatch#version}): {@link TicketService#ANY_VERSION} for
+     *         {@code *}, {@link TicketService#NO_VERSION} for only weak validators
      */
     static int version(String ifMatch) {
-        if (ifMatch == null || ifMatch.isBlank()) {
-            throw new PreconditionRequiredException("ticket.if_match_required",
-                    "Send If-Match with the ticket's version (from GET or the ETag).");
-        }
-        if (ifMatch.strip().equals("*")) {
-            return TicketService.ANY_VERSION;
-        }
-        Integer strong = null;
-        for (String part : ifMatch.split(",", -1)) {
-            String v = part.strip();
-            if (v.startsWith("W/")) {
-                continue;
-            }
-            if (v.length() >= 2 && v.startsWith("\"") && v.endsWith("\"")) {
-                v = v.substring(1, v.length() - 1);
-            }
-            try {
-                int n = Integer.parseInt(v);
-                if (n < 0 || strong != null) {
-                    throw new NumberFormatException("one non-negative version");
-                }
-                strong = n;
-            } catch (NumberFormatException e) {
-                throw new InvalidInputException("ticket.if_match_invalid",
-                        "If-Match must be the ticket's version, e.g. \"3\", or *.");
-            }
-        }
-        return strong == null ? TicketService.NO_VERSION : strong;
+        return IfMatch.version(ifMatch, "ticket", TicketService.ANY_VERSION, TicketService.NO_VERSION);
     }
 }

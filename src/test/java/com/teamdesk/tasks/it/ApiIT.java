@@ -42,12 +42,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @RunAsClient
 class ApiIT {
     /**
-     * Keys of a task body (API.md "Task body", plus runAt and the cancel fields of issue 13 and the waitingReason and waitingUntil of
-     * issue 30); never executionId, never the CSV.
+     * Keys of a task body (API.md "Task body", plus runAt and the cancel fields of issue 13, the waitingReason and waitingUntil of
+     * issue 30 and the scheduleId and slotAt of issue 31); never executionId, never the CSV.
      */
-    private static final Set<String> TASK_KEYS = Set.of("id", "kind", "teamId", "ownerId", "scope", "filters", "status",
+    static final Set<String> TASK_KEYS = Set.of("id", "kind", "teamId", "ownerId", "scope", "filters", "status",
             "run", "displayRun", "attempts", "progress", "lastError", "resultSummary", "expiresAt", "runAt",
-            "waitingReason", "waitingUntil", "cancelledAt", "cancelledBy", "createdAt", "updatedAt", "links");
+            "waitingReason", "waitingUntil", "cancelledAt", "cancelledBy", "scheduleId", "slotAt", "createdAt", "updatedAt",
+            "links");
     private static final Duration TASK_TIMEOUT = Duration.ofSeconds(60);
 
     @Deployment(testable = false)
@@ -242,6 +243,9 @@ class ApiIT {
         assertEquals("Asia/Shanghai", task.getJsonObject("filters").getString("timeZone"), "filters is a JSON object");
         assertEquals("OPEN", task.getJsonObject("filters").getJsonArray("status").getString(0));
         assertFalse(task.getJsonObject("links").containsKey("result"));
+        assertEquals(JsonValue.NULL, task.get("scheduleId"), "not an occurrence of a schedule");
+        assertEquals(JsonValue.NULL, task.get("slotAt"));
+        assertFalse(task.getJsonObject("links").containsKey("schedule"));
 
         JsonObject done = awaitStatus(task.getString("id"), customer, "COMPLETED");
         assertTaskShape(done);
@@ -413,7 +417,7 @@ class ApiIT {
         return api.awaitStatus(taskId, token, status, TASK_TIMEOUT);
     }
 
-    private static void assertTaskShape(JsonObject task) {
+    static void assertTaskShape(JsonObject task) {
         assertEquals(TASK_KEYS, task.keySet(), "task body keys (no executionId, no CSV)");
         assertEquals(task.getInt("run") + 1, task.getInt("displayRun"));
         assertEquals(JsonValue.ValueType.OBJECT, task.get("filters").getValueType());

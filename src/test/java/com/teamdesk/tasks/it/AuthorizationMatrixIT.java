@@ -32,12 +32,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * Every endpoint × every kind of caller → the status and problem code API.md promises. A
  * non-member gets 404 for every team resource (never 403: a team's existence is not revealed); a
  * member without the role or scope gets 403; a customer sees only tickets they requested or are
- * assigned to and only their own tasks (others: 404); no token, an expired token or one signed by
- * an untrusted key: 401; a valid token without the {@code member} group: 403.
+ * assigned to and only their own tasks and schedules (others: 404); no token, an expired token or one signed by
+ * an untrusted key: 401; a valid token without the {@code member} group: 403. The operator API answers 403 to
+ * every member, whatever their role, and its schedule rows (issue 31) are asked of an operator too.
  *
  * <p>Worker and timers are off in this deployment, so every task stays exactly as the fixture
- * wrote it. Each row names its endpoint, caller and expectation; rows that change a ticket get a
- * fresh one.
+ * wrote it. Each row names its endpoint, caller and expectation; rows that change a ticket or a
+ * schedule get a fresh one.
  */
 @ExtendWith(ArquillianExtension.class)
 @RunAsClient
@@ -45,7 +46,9 @@ class AuthorizationMatrixIT {
 
     /** Who calls. */
     enum Caller {
-        OWNER, STAFF, CUSTOMER, NON_MEMBER, NO_TOKEN, EXPIRED_TOKEN, FOREIGN_KEY_TOKEN, NO_MEMBER_GROUP
+        OWNER, STAFF, CUSTOMER, NON_MEMBER, NO_TOKEN, EXPIRED_TOKEN, FOREIGN_KEY_TOKEN, NO_MEMBER_GROUP,
+        /** a user of no team whose token has the {@code operator} group: only the operator rows ask it */
+        OPERATOR
     }
 
     /** An expected answer: status and, for errors, the problem code. */
@@ -98,6 +101,8 @@ class AuthorizationMatrixIT {
         tokens.put(Caller.FOREIGN_KEY_TOKEN, Tokens.foreign(t.owner()));
         tokens.put(Caller.NO_MEMBER_GROUP, Tokens.with(t.owner(),
                 Json.createObjectBuilder().add("groups", Json.createArrayBuilder().add("visitor"))));
+        tokens.put(Caller.OPERATOR, Tokens.with(data.user("ops-" + t.id().toString().substring(0, 8)),
+                Json.createObjectBuilder().add("groups", Json.createArrayBuilder().add("member").add("operator"))));
 
         Expect teamNotFound = new Expect(404, "team.not_found");
         Expect ticketNotFound = new Expect(404, "ticket.not_found");
@@ -107,6 +112,16 @@ class AuthorizationMatrixIT {
         String waitingExport = "{\"timeZone\":\"UTC\"}";
         String exportSelf = "{\"kind\":\"EXPORT\",\"scope\":\"SELF\",\"filters\":{\"status\":[\"OPEN\"]}}";
         String exportTeam = "{\"kind\":\"EXPORT\",\"scope\":\"TEAM\"}";
+        // issue 31: schedules, authorized as tasks (a customer: SELF only, their own; others' answer 404)
+        Expect scheduleNotFound = new Expect(404, "schedule.not_found");
+        String scheduleSelf = "{\"cron\":\"0 9 * * MON\",\"timeZone\":\"Asia/Shanghai\",\"task\":" + exportSelf + "}";
+        String scheduleTeam = "{\"cron\":\"0 9 * * MON\",\"timeZone\":\"Asia/Shanghai\",\"task\":" + exportTeam + "}";
+        String selfParams = "{\"timeZone\":\"UTC\"}";
+        UUID ownersSchedule = data.schedule(t.id(), t.owner(), "EXPORT", "TEAM", selfParams, true);
+        UUID customersSchedule = data.schedule(t.id(), t.customer(), "EXPORT", "SELF", selfParams, true);
+        Function<Boolean, UUID> ownersFresh = enabled -> data.schedule(t.id(), t.owner(), "EXPORT", "TEAM", selfParams, enabled);
+        Function<Boolean, UUID> customersFresh = enabled -> data.schedule(t.id(), t.customer(), "EXPORT", "SELF", selfParams,
+                enabled);
 
         List<Endpoint> endpoints = List.of(
                 endpoint("POST tickets", tok -> api.post(team + "/tickets", tok, "{\"title\":\"Matrix\"}"),
@@ -167,12 +182,47 @@ class AuthorizationMatrixIT {
                 endpoint("GET events", tok -> api.get(team + "/events", tok),
                         Expect.ok(200), Expect.ok(200), new Expect(403, "team.staff_only"), teamNotFound),
                 endpoint("GET events of a ticket", tok -> api.get(team + "/events?ticketId=" + customersTicket, tok),
-                        Expect.ok(200), Expect.ok(200), new Expect(403, "team.staff_only"), teamNotFound));
+                        Expect.ok(200), Expect.ok(200), new Expect(403, "team.staff_only"), teamNotFound),
+                endpoint("POST schedules: SELF export", tok -> api.post(team + "/schedules", tok, scheduleSelf),
+                        Expect.ok(201), Expect.ok(201), Expect.ok(201), teamNotFound),
+                endpoint("POST schedules: TEAM export", tok -> api.post(team + "/schedules", tok, scheduleTeam),
+                        Expect.ok(201), Expect.ok(201), new Expect(403, "task.scope_forbidden"), teamNotFound),
+                endpoint("GET team schedules", tok -> api.get(team + "/schedules", tok),
+                        Expect.ok(200), Expect.ok(200), Expect.ok(200), teamNotFound),
+                endpoint("GET schedule of the owner", tok -> api.get("schedules/" + ownersSchedule, tok),
+                        Expect.ok(200), Expect.ok(200), scheduleNotFound, scheduleNotFound),
+                endpoint("GET schedule of the customer", tok -> api.get("schedules/" + customersSchedule, tok),
+                        Expect.ok(200), Expect.ok(200), Expect.ok(200), scheduleNotFound),
+                endpoint("PATCH schedule of the owner", tok -> api.patch("schedules/" + ownersFresh.apply(true), tok, "\"1\"",
+                        "{\"name\":\"Matrix\"}"), Expect.ok(200), Expect.ok(200), scheduleNotFound, scheduleNotFound),
+                endpoint("PATCH schedule of the customer", tok -> api.patch("schedules/" + customersFresh.apply(true), tok,
+                        "\"1\"", "{\"name\":\"Matrix\"}"), Expect.ok(200), Expect.ok(200), Expect.ok(200), scheduleNotFound),
+                endpoint("POST pause of the owner's schedule", tok -> api.post("schedules/" + ownersFresh.apply(true)
+                        + "/pause", tok, null), Expect.ok(200), Expect.ok(200), scheduleNotFound, scheduleNotFound),
+                endpoint("POST resume of the customer's paused schedule", tok -> api.post("schedules/"
+                        + customersFresh.apply(false) + "/resume", tok, null),
+                        Expect.ok(200), Expect.ok(200), Expect.ok(200), scheduleNotFound),
+                endpoint("POST run-now of the owner's schedule", tok -> api.post("schedules/" + ownersSchedule + "/run-now",
+                        tok, null), Expect.ok(202), Expect.ok(202), scheduleNotFound, scheduleNotFound),
+                endpoint("POST run-now of the customer's schedule", tok -> api.post("schedules/" + customersSchedule
+                        + "/run-now", tok, null), Expect.ok(202), Expect.ok(202), Expect.ok(202), scheduleNotFound),
+                endpoint("DELETE schedule of the owner", tok -> api.send("DELETE", api.uri("schedules/"
+                        + ownersFresh.apply(true)), tok, null, null),
+                        Expect.ok(204), Expect.ok(204), scheduleNotFound, scheduleNotFound),
+                endpoint("DELETE schedule of the customer", tok -> api.send("DELETE", api.uri("schedules/"
+                        + customersFresh.apply(true)), tok, null, null),
+                        Expect.ok(204), Expect.ok(204), Expect.ok(204), scheduleNotFound),
+                operatorEndpoint("GET admin schedules", tok -> api.get("admin/schedules?due=true", tok), Expect.ok(200)),
+                operatorEndpoint("POST admin pause of a schedule", tok -> api.post("admin/schedules/"
+                        + customersFresh.apply(true) + "/pause", tok, null), Expect.ok(200)));
 
         List<DynamicTest> rows = new ArrayList<>();
         for (Endpoint e : endpoints) {
             for (Caller c : Caller.values()) {
                 Expect expect = e.expected().get(c);
+                if (expect == null) {
+                    continue; // the operator is asked only of the operator API
+                }
                 String row = e.name() + " × " + c + " → " + expect;
                 rows.add(DynamicTest.dynamicTest(row, () -> check(row, e.call().apply(tokens.get(c)), expect)));
             }
@@ -193,6 +243,14 @@ class AuthorizationMatrixIT {
         m.put(Caller.FOREIGN_KEY_TOKEN, unauthenticated);
         m.put(Caller.NO_MEMBER_GROUP, new Expect(403, "auth.forbidden"));
         return new Endpoint(name, call, m);
+    }
+
+    /** An operator endpoint (issue 31's schedules): 403 for every member, whatever their role, 401 without a token. */
+    private static Endpoint operatorEndpoint(String name, Function<String, Reply> call, Expect operator) {
+        Expect forbidden = new Expect(403, "auth.forbidden");
+        Endpoint e = endpoint(name, call, forbidden, forbidden, forbidden, forbidden);
+        e.expected().put(Caller.OPERATOR, operator);
+        return e;
     }
 
     private static void check(String row, Reply r, Expect expect) {

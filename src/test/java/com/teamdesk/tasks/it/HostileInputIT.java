@@ -51,7 +51,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * {@code ..}, braces), broken query parameters (instants out of range, crafted cursors) and
  * broken tokens. For each answer: status below 500; every 4xx is {@code application/problem+json}
  * with a {@code code} and never names the server; a 405 carries {@code Allow}; after every refused
- * request the counts of tickets, tasks, notifications and system events are unchanged; no link
+ * request the counts of tickets, tasks, notifications, system events and schedules are unchanged; no link
  * ever points at the {@code Host} the client sent.
  *
  * <p>The randomness is seeded: the seed is printed, and {@code -Dhostile.seed=<n>} replays a run.
@@ -135,6 +135,8 @@ class HostileInputIT {
         UUID ticket = data.ticket(t.id(), t.customer(), t.staff(), "Hostile target");
         UUID export = data.completedExport(t.id(), t.owner(), "TEAM");
         UUID failed = data.task(t.id(), t.owner(), "EXPORT", "TEAM", "FAILED", "{\"timeZone\":\"UTC\"}", null);
+        UUID schedule = data.schedule(t.id(), t.owner(), "EXPORT", "TEAM", "{\"timeZone\":\"UTC\"}", true);
+        UUID doomed = data.schedule(t.id(), t.owner(), "EXPORT", "TEAM", "{\"timeZone\":\"UTC\"}", true);
         String owner = Tokens.of(t.owner());
         String customer = Tokens.of(t.customer());
         Instant now = Instant.now();
@@ -159,7 +161,12 @@ class HostileInputIT {
             "GET admin/timers", "POST admin/timers/dispatch/pause", "POST admin/timers/nope/run", "GET admin/workers",
             "GET admin/queue", "GET admin/streams", "GET kinds",
             // issue 30: a team's cap of running tasks
-            "GET admin/limits", "PUT admin/teams/" + t.id() + "/limits", "PUT admin/teams/" + t.id() + "/limits/EXPORT"};
+            "GET admin/limits", "PUT admin/teams/" + t.id() + "/limits", "PUT admin/teams/" + t.id() + "/limits/EXPORT",
+            // issue 31: schedules, and the operator's view of them
+            "POST " + team + "/schedules", "GET " + team + "/schedules", "GET schedules/" + schedule,
+            "PATCH schedules/" + schedule, "POST schedules/" + schedule + "/pause", "POST schedules/" + schedule + "/resume",
+            "POST schedules/" + schedule + "/run-now", "DELETE schedules/" + doomed, "PUT schedules/" + schedule,
+            "GET admin/schedules", "POST admin/schedules/" + schedule + "/pause"};
 
         try (Connection db = data.connection()) {
             long[] baseline = counts(db);
@@ -209,9 +216,9 @@ class HostileInputIT {
     private static long[] counts(Connection db) throws SQLException {
         try (Statement s = db.createStatement(); ResultSet rs = s.executeQuery("SELECT (SELECT count(*) FROM ticket),"
                 + " (SELECT count(*) FROM background_task), (SELECT count(*) FROM notification),"
-                + " (SELECT count(*) FROM system_event)")) {
+                + " (SELECT count(*) FROM system_event), (SELECT count(*) FROM task_schedule)")) {
             rs.next();
-            return new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4)};
+            return new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5)};
         }
     }
 
@@ -230,7 +237,15 @@ class HostileInputIT {
         "{\"kind\":\"NOPE\"}", "{\"kind\":\"REMINDER\",\"ticketId\":\"x\"}", "{\"kind\":\"REMINDER\",\"ticketId\":null}",
         "{\"kind\":\"EXPORT\",\"filters\":{\"q\":\"" + "q".repeat(300) + "\"}}",
         "{\"status\":\"DONE\"}", "{\"priority\":\"MEGA\"}", "{\"assigneeId\":\"not-a-uuid\"}", "{\"title\":\"\"}",
-        "{\"title\":1e999999}", "{\"title\":\"a\",\"title\":\"b\",\"x\":1}", "\ufeff{\"title\":\"bom\"}"};
+        "{\"title\":1e999999}", "{\"title\":\"a\",\"title\":\"b\",\"x\":1}", "\ufeff{\"title\":\"bom\"}",
+        "{\"cron\":\"* * * * * *\",\"timeZone\":\"UTC\",\"task\":{\"kind\":\"EXPORT\"}}",
+        "{\"cron\":\"0 9 * * MON\",\"timeZone\":\"Mars/Olympus\",\"task\":{\"kind\":\"EXPORT\"}}",
+        "{\"cron\":\"0 9 * * MON\",\"timeZone\":\"UTC\",\"task\":{\"kind\":\"EXPORT\",\"runAt\":\"2030-01-01T00:00:00Z\"}}",
+        "{\"cron\":\"0 9 * * MON\",\"timeZone\":\"UTC\",\"task\":{\"kind\":\"EXPORT\",\"scope\":\"WORLD\"}}",
+        "{\"cron\":\"0 9 * * MON\",\"timeZone\":\"UTC\",\"task\":{\"kind\":\"EXPORT\"},\"enabled\":1}",
+        "{\"cron\":\"\\u0000\",\"timeZone\":\"UTC\"}", "{\"cron\":\"0 9 30 2 *\",\"timeZone\":\"UTC\"}",
+        "{\"cron\":\"" + "9 ".repeat(300) + "\",\"timeZone\":\"" + "Z".repeat(300) + "\"}",
+        "{\"cron\":\"0 9 * * MON\",\"timeZone\":\"UTC\",\"task\":[\"EXPORT\"]}", "{\"name\":\"\\u0007\"}"};
     private static final byte[][] BAD_BYTES = {
         {'{', '"', 't', 'i', 't', 'l', 'e', '"', ':', '"', (byte) 0xC0, (byte) 0xAF, '"', '}'},
         {'{', '"', 't', 'i', 't', 'l', 'e', '"', ':', '"', (byte) 0xED, (byte) 0xA0, (byte) 0x80, '"', '}'},
@@ -275,7 +290,8 @@ class HostileInputIT {
             headers.add("Content-Type: application/json");
         }
         if (method.equals("PATCH")) {
-            headers.add("If-Match: \"1\"");
+            // a schedule's version moves with every pause, resume and change: "*" lets its bodies reach validation
+            headers.add(path.startsWith("schedules/") ? "If-Match: *" : "If-Match: \"1\"");
         }
         switch (rnd.nextInt(9)) {
             case 0, 1 -> {
@@ -323,10 +339,11 @@ class HostileInputIT {
                 int k = rnd.nextInt(6);
                 if (k == 0) {
                     headers.add("Host: evil.example");
-                    target = "/api/v1/" + (rnd.nextBoolean() ? "teams/" + t.id() + "/tickets" : "teams/" + t.id() + "/tasks");
+                    String created = "teams/" + t.id() + new String[] {"/tickets", "/tasks", "/schedules"}[rnd.nextInt(3)];
+                    target = "/api/v1/" + created;
                     method = "POST";
-                    body = (target.endsWith("tickets") ? "{\"title\":\"host\"}"
-                            : "{\"kind\":\"EXPORT\",\"scope\":\"SELF\"}").getBytes(StandardCharsets.UTF_8);
+                    body = (target.endsWith("tickets") ? "{\"title\":\"host\"}" : validBody(created, rnd))
+                            .getBytes(StandardCharsets.UTF_8);
                     headers.removeIf(h -> h.startsWith("Content-Type") || h.startsWith("If-Match"));
                     headers.add("Content-Type: application/json");
                 } else if (k == 1) {
@@ -356,6 +373,13 @@ class HostileInputIT {
         }
         if (path.contains("/tickets/")) {
             return "{\"status\":\"PENDING\"}";
+        }
+        if (path.endsWith("/schedules")) {
+            return "{\"cron\":\"0 9 * * MON\",\"timeZone\":\"Asia/Shanghai\",\"task\":{\"kind\":\"EXPORT\",\"scope\":\""
+                    + (rnd.nextBoolean() ? "SELF" : "TEAM") + "\"}}";
+        }
+        if (path.startsWith("schedules/")) {
+            return "{\"name\":\"generated\"}";
         }
         return "{\"title\":\"generated\"}";
     }

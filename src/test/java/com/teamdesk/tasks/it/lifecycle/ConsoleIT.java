@@ -444,7 +444,104 @@ class ConsoleIT {
         }
     }
 
+    /**
+     * Issue 31: a member schedules a weekly export (Mondays 09:00, Asia/Shanghai) in the Schedules card and sees its
+     * next five runs in that zone and in UTC; pauses it (no next run) and resumes it; runs it now and sees the
+     * occurrence among its recent runs when the worker has done it; deletes it.
+     */
+    @Test
+    void aMemberSchedulesAWeeklyExportAndSeesItsNextRuns() throws Exception {
+        signIn("owner-" + tag);
+        within(WAIT).until(d -> !d.findElement(By.id("schedules")).getText().isEmpty()); // the first listing is in
+        String name = "Weekly export " + tag;
+        replaceText(By.id("sched-name"), name);
+        replaceText(By.id("sched-cron"), "0 9 * * MON");
+        replaceText(By.id("sched-zone"), "Asia/Shanghai");
+        new Select(driver.findElement(By.id("sched-scope"))).selectByValue("TEAM");
+        click(By.id("sched-submit"));
+        String id = within(WAIT).until(d -> d.findElements(By.cssSelector("#schedules li.schedule")).stream()
+                .filter(e -> e.getText().contains(name)).findFirst().map(e -> e.getAttribute("id")).orElse(null));
+        UUID schedule = UUID.fromString(id.substring("schedule-".length()));
+        try {
+            List<WebElement> next = driver.findElements(By.cssSelector("#" + id + " .schedule-next li"));
+            assertEquals(5, next.size(), "the next five runs");
+            for (WebElement run : next) {
+                String text = run.getText();
+                assertTrue(text.startsWith("Mon ") && text.contains(" 09:00 (UTC+08:00)") && text.endsWith(" 01:00 UTC"),
+                        "Monday 09:00 in Shanghai, 01:00 UTC: " + text);
+            }
+            assertEquals("0 9 * * MON", data.value("SELECT cron FROM task_schedule WHERE id = ?", schedule));
+            assertEquals("Asia/Shanghai", data.value("SELECT time_zone FROM task_schedule WHERE id = ?", schedule));
+            assertEquals("TEAM", data.value("SELECT scope FROM task_schedule WHERE id = ?", schedule));
+            shot("member-schedules", "schedules-title");
+
+            click(By.cssSelector("#" + id + " .schedule-pause"));
+            within(WAIT).until(ExpectedConditions.attributeToBe(By.id(id), "data-enabled", "false"));
+            assertTrue(driver.findElements(By.cssSelector("#" + id + " .schedule-next li")).isEmpty(), "no next run");
+            click(By.cssSelector("#" + id + " .schedule-resume"));
+            within(WAIT).until(ExpectedConditions.attributeToBe(By.id(id), "data-enabled", "true"));
+            assertEquals(5, driver.findElements(By.cssSelector("#" + id + " .schedule-next li")).size());
+
+            click(By.cssSelector("#" + id + " .schedule-run"));
+            within(WAIT).until(ExpectedConditions.attributeToBe(By.cssSelector("#" + id + " .schedule-occurrence"),
+                    "data-status", "COMPLETED"));
+            assertEquals(1L, data.count("SELECT count(*) FROM background_task WHERE schedule_id = ? AND slot_at IS NULL"
+                    + " AND status = 'COMPLETED'", schedule), "run now made one occurrence, not a slot");
+
+            click(By.cssSelector("#" + id + " .schedule-delete"));
+            within(WAIT).until(ExpectedConditions.alertIsPresent()).accept();
+            within(WAIT).until(d -> d.findElements(By.id(id)).isEmpty());
+            assertEquals(0L, data.count("SELECT count(*) FROM task_schedule WHERE id = ?", schedule));
+        } finally {
+            data.exec("DELETE FROM task_schedule WHERE id = ?", schedule);
+        }
+    }
+
+    /**
+     * Issue 31: with the dispatch timer paused, a schedule whose slot has passed is due but not materialised; the
+     * operator's "due, not materialised" filter shows it, and the operator pauses it: audited, never materialised.
+     */
+    @Test
+    void anOperatorSeesADueScheduleAndPausesIt() throws Exception {
+        JsonObject created = postJson("api/v1/teams/" + team.id() + "/schedules", team.owner(), "{\"name\":\"Due "
+                + tag + "\",\"cron\":\"0 9 * * MON\",\"timeZone\":\"Asia/Shanghai\",\"task\":{\"kind\":\"DIGEST\"}}");
+        UUID schedule = UUID.fromString(created.getString("id"));
+        By row = By.id("ops-schedule-" + schedule);
+        try {
+            signIn("owner-" + tag);
+            click(By.id("nav-operator"));
+            within(WAIT).until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#timer-dispatch .timer-pause")));
+            click(By.cssSelector("#timer-dispatch .timer-pause"));
+            within(WAIT).until(ExpectedConditions.attributeToBe(By.id("timer-dispatch"), "data-paused", "true"));
+            data.exec("UPDATE task_schedule SET next_slot_at = now() - interval '2 minutes' WHERE id = ?", schedule);
+            click(By.id("ops-sched-due"));
+            within(WAIT).until(ExpectedConditions.attributeToBe(row, "data-due", "true"));
+            shot("operator-schedules", "ops-schedules-title");
+            click(By.cssSelector("#ops-schedule-" + schedule + " .ops-schedule-pause"));
+            within(WAIT).until(d -> d.findElements(row).isEmpty()); // paused: not due any more
+            assertEquals(Boolean.FALSE, data.value("SELECT enabled FROM task_schedule WHERE id = ?", schedule));
+            assertEquals("Paused by an operator.", data.value("SELECT disabled_reason FROM task_schedule WHERE id = ?",
+                    schedule));
+            assertEquals(1L, data.count("SELECT count(*) FROM system_event WHERE kind = 'admin.schedule.paused'"
+                    + " AND payload ->> 'scheduleId' = ?", schedule.toString()));
+            click(By.id("ops-sched-due"));
+            within(WAIT).until(ExpectedConditions.attributeToBe(row, "data-enabled", "false"));
+            assertEquals(0L, data.count("SELECT count(*) FROM background_task WHERE schedule_id = ?", schedule),
+                    "never materialised");
+        } finally {
+            data.exec("DELETE FROM timer_pause"); // never leave the sweep paused for the other scenarios
+            data.exec("DELETE FROM task_schedule WHERE id = ?", schedule);
+        }
+    }
+
     // ---- helpers ------------------------------------------------------------------------------
+
+    /** Replaces the text of an input (its default value included). */
+    private static void replaceText(By by, String text) {
+        WebElement e = within(WAIT).until(ExpectedConditions.elementToBeClickable(by));
+        e.clear();
+        e.sendKeys(text);
+    }
 
     private static void signIn(String username) {
         click(By.id("dev-user-" + username));
@@ -535,6 +632,18 @@ class ConsoleIT {
     private static HttpResponse<String> get(String path) throws Exception {
         return HTTP.send(HttpRequest.newBuilder(server.root().resolve(path)).timeout(Duration.ofSeconds(30)).build(),
                 HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** POSTs a JSON body as {@code user}; @return the 201 answer's body */
+    private static JsonObject postJson(String path, UUID user, String body) throws Exception {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(server.root().resolve(path))
+                .header("Authorization", "Bearer " + Tokens.of(user)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).timeout(Duration.ofSeconds(30)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(201, r.statusCode(), r.body());
+        try (JsonReader reader = Json.createReader(new StringReader(r.body()))) {
+            return reader.readObject();
+        }
     }
 
     private static JsonObject getJson(String path, UUID user) throws Exception {

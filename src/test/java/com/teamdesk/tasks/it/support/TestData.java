@@ -160,6 +160,23 @@ public final class TestData {
                 "\uFEFFid,title\r\n".getBytes(StandardCharsets.UTF_8));
     }
 
+    /**
+     * Inserts a schedule directly (issue 31): {@code 0 9 * * MON} in Asia/Shanghai, version 1; enabled ones have their
+     * next slot a day ahead (the sweep of a deployment with timers off never reaches it).
+     *
+     * @param params the kind's stored parameters as JSON text
+     * @return its id
+     */
+    public UUID schedule(UUID team, UUID owner, String kind, String scope, String params, boolean enabled) {
+        UUID id = UUID.randomUUID();
+        OffsetDateTime now = utc(Instant.now());
+        exec("INSERT INTO task_schedule (id, team_id, owner_id, name, kind, scope, params, cron, time_zone, missed_slots,"
+                + " overlap, enabled, next_slot_at, version, created_by, created_at, updated_by, updated_at) VALUES (?, ?, ?,"
+                + " 'Fixture schedule', ?, ?, ?::jsonb, '0 9 * * MON', 'Asia/Shanghai', 'RUN_ONCE', 'SKIP', ?, ?, 1, ?, ?, ?, ?)",
+                id, team, owner, kind, scope, params, enabled, enabled ? now.plusDays(1) : null, owner, now, owner, now);
+        return id;
+    }
+
     /** @return the single value of a one-row, one-column query (null when SQL NULL) */
     public Object value(String sql, Object... args) {
         try (Connection c = connections.open(); PreparedStatement ps = prepare(c, sql, args);
