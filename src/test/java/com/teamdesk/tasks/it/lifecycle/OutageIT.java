@@ -201,6 +201,7 @@ class OutageIT {
 
     /** Submits a round of 40 exports and 10 reminders, runs the fault while they are in flight, checks the outcome. */
     private void survives(String what, Fault fault) throws Exception {
+        int unavailableBefore = UNAVAILABLE.get();
         Map<UUID, Long> versions = new HashMap<>();
         for (UUID t : reminderTickets) {
             versions.put(t, version(t));
@@ -242,8 +243,12 @@ class OutageIT {
                         assertArrayEquals(controlCsv, download(e.hashCode() % 2 == 0 ? a : b, e), "CSV of " + e);
                     }
                 });
+        int retried = UNAVAILABLE.get() - unavailableBefore;
+        assertTrue(retried <= 2 * com.teamdesk.tasks.platform.AppDataSource.MAX_POOL, retried + " requests answered 503:"
+                + " more than the two pools' connections, so the pool did not heal by dropping each dead one");
         System.out.println(what + ": " + inFlight + " of 50 tasks unfinished when the fault began; all COMPLETED "
-                + Duration.between(faultAt, Instant.now()).toSeconds() + " s after it began");
+                + Duration.between(faultAt, Instant.now()).toSeconds() + " s after it began; " + retried
+                + " request(s) answered 503 once a dead pooled connection was met, and were retried");
     }
 
     // ---- helpers -----------------------------------------------------------------------------------
@@ -262,15 +267,40 @@ class OutageIT {
 
     /** POSTs a task as the team's owner; @return its id */
     private static String create(ServerProcess server, TestTeam t, String body) throws Exception {
-        Reply r = Api.at(server.root().toURL()).post("teams/" + t.id() + "/tasks", Tokens.of(t.owner()), body);
+        Reply r;
+        int tries = 0;
+        do { // a client retries a 503 (Retry-After): see UNAVAILABLE
+            r = Api.at(server.root().toURL()).post("teams/" + t.id() + "/tasks", Tokens.of(t.owner()), body);
+        } while (unavailable(r.status(), ++tries));
         assertEquals(202, r.status(), r.toString());
         return r.json().getString("id");
     }
 
+    /**
+     * 503s answered after a fault healed. A pooled connection whose backend the fault ended is found dead by the
+     * one request that next uses it, which answers 503 {@code service.unavailable} with Retry-After, and is then
+     * dropped (AppDataSource, docs/decisions.md "Pool healing"): so a request may need a retry, and the count is
+     * bounded by the pools' size. A pool that did not heal would fail every retry.
+     */
+    private static final java.util.concurrent.atomic.AtomicInteger UNAVAILABLE = new java.util.concurrent.atomic.AtomicInteger();
+
+    /** @return true when {@code status} is a 503 the caller should retry (at most a pool's worth of tries) */
+    private static boolean unavailable(int status, int tries) {
+        if (status != 503 || tries > com.teamdesk.tasks.platform.AppDataSource.MAX_POOL) {
+            return false;
+        }
+        UNAVAILABLE.incrementAndGet();
+        return true;
+    }
+
     private static byte[] download(ServerProcess server, UUID task) throws IOException, InterruptedException {
-        HttpResponse<byte[]> r = HTTP.send(HttpRequest.newBuilder(server.root().resolve("api/v1/tasks/" + task + "/result"))
-                .header("Authorization", "Bearer " + Tokens.of(exporting.owner())).timeout(Duration.ofSeconds(30)).build(),
-                HttpResponse.BodyHandlers.ofByteArray());
+        HttpResponse<byte[]> r;
+        int tries = 0;
+        do { // a client retries a 503 (Retry-After): see UNAVAILABLE
+            r = HTTP.send(HttpRequest.newBuilder(server.root().resolve("api/v1/tasks/" + task + "/result"))
+                    .header("Authorization", "Bearer " + Tokens.of(exporting.owner())).timeout(Duration.ofSeconds(30))
+                    .build(), HttpResponse.BodyHandlers.ofByteArray());
+        } while (unavailable(r.statusCode(), ++tries));
         assertEquals(200, r.statusCode(), "download of " + task);
         return r.body();
     }
