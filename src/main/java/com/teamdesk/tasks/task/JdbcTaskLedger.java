@@ -284,9 +284,19 @@ public class JdbcTaskLedger {
      * @return true when it matched 1 row; false when 0 (the report is not allowed: return quietly)
      */
     public boolean reportFailure(Lease lease, boolean isFinal, String lastError, Instant now) {
-        int n = update("UPDATE background_task SET status = ?, execution_id = NULL, last_error = ?, updated_at = ?" + LEASE,
-                -1, "failure report", isFinal ? "FAILED" : "WAITING", lastError, now, lease.taskId(), lease.run(),
-                lease.executionId());
+        return reportFailure(lease, isFinal, lastError, ExecutionOutcome.FAILED, now);
+    }
+
+    /**
+     * R11 failure report as {@link #reportFailure(Lease, boolean, String, Instant)}, recording in the same
+     * statement how the execution ended (R43): FAILED, REJECTED or TIMED_OUT, with {@code lastError} as its cause.
+     *
+     * @return true when it matched 1 row; false when 0 (the report is not allowed: return quietly)
+     */
+    public boolean reportFailure(Lease lease, boolean isFinal, String lastError, ExecutionOutcome outcome, Instant now) {
+        int n = update("UPDATE background_task SET status = ?, execution_id = NULL, last_error = ?, updated_at = ?" + LEASE
+                + " AND " + outcome.sqlCondition(), -1, "failure report", isFinal ? "FAILED" : "WAITING", lastError, now,
+                lease.taskId(), lease.run(), lease.executionId());
         return n == 1;
     }
 
@@ -376,14 +386,16 @@ public class JdbcTaskLedger {
 
     /**
      * R19: RUNNING rows whose last ledger write is older than {@code cutoff} go back to WAITING
-     * with lease and dispatch cleared. One statement; rows locked by others are skipped.
+     * with lease and dispatch cleared. One statement; rows locked by others are skipped. Each recovered
+     * execution's history entry is closed as {@link ExecutionOutcome#STALLED} by the same statement (R43).
      *
      * @return the runs recovered
      */
     public List<TaskJobId> recoverStalled(Instant cutoff, int limit, Instant now) {
         return queryJobIds("UPDATE background_task SET status = 'WAITING', execution_id = NULL, dispatched_at = NULL,"
                 + " updated_at = ? WHERE id IN (SELECT id FROM background_task WHERE status = 'RUNNING'"
-                + " AND updated_at < ? ORDER BY updated_at LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING id, run",
+                + " AND updated_at < ? ORDER BY updated_at LIMIT ? FOR UPDATE SKIP LOCKED) AND "
+                + ExecutionOutcome.STALLED.sqlCondition() + " RETURNING id, run",
                 now, cutoff, limit);
     }
 

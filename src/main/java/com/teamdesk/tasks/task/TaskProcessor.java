@@ -186,7 +186,8 @@ public class TaskProcessor implements JobProcessor {
         boolean reported;
         try {
             execution.pause(PausePoint.BEFORE_FAILURE_REPORT);
-            reported = ledger.reportFailure(lease, isFinal, lastError, clock.instant());
+            reported = ledger.reportFailure(lease, isFinal, lastError, rejected ? ExecutionOutcome.REJECTED
+                    : error instanceof RunTimedOut ? ExecutionOutcome.TIMED_OUT : ExecutionOutcome.FAILED, clock.instant());
         } catch (RuntimeException reportError) {
             // The ledger could not be written: still tell the queue, the 2-minute sweep heals the row (R19).
             error.addSuppressed(reportError);

@@ -14,7 +14,7 @@ import javax.sql.DataSource;
 
 /**
  * The API's and the live streams' reads of the ledger (issue 29: reads are not transitions, so they left
- * {@link JdbcTaskLedger}): a team's page of tasks, and rows with their change sequence. Each is one
+ * {@link JdbcTaskLedger}): a team's page of tasks, a task's executions (R43), and rows with their change sequence. Each is one
  * statement; SQL errors surface as {@link LedgerException}.
  */
 @ApplicationScoped
@@ -63,6 +63,31 @@ public class TaskReads {
         }
         KeysetCursor.appendNewestFirst(sql, args, afterCreatedAt, afterId, limit);
         return LedgerException.of("list", () -> Jdbc.query(dataSource, sql.toString(), TaskRows.ROW, args.toArray()));
+    }
+
+    /**
+     * R43: one page of a task's executions, newest claim first, keyset on {@code (claimed_at, execution_id)}.
+     * Visibility is the caller's ({@link TaskService#executions}).
+     *
+     * @param afterClaimedAt claimedAt of the last execution of the previous page, or null for the first page
+     * @param afterId        its execution id (ignored for the first page)
+     * @param limit          rows to read (the page size + 1)
+     */
+    public List<TaskExecution> executions(UUID taskId, Instant afterClaimedAt, UUID afterId, int limit) {
+        StringBuilder sql = new StringBuilder("SELECT execution_id, run, attempt, worker, claimed_at, ended_at, outcome,"
+                + " cause, progress, taken_over_by FROM task_execution WHERE task_id = ?");
+        List<Object> args = new ArrayList<>(List.of(taskId));
+        if (afterClaimedAt != null) {
+            sql.append(" AND (claimed_at, execution_id) < (?, ?)");
+            args.add(afterClaimedAt);
+            args.add(afterId);
+        }
+        sql.append(" ORDER BY claimed_at DESC, execution_id DESC LIMIT ?");
+        args.add(limit);
+        return LedgerException.of("executions", () -> Jdbc.query(dataSource, sql.toString(), rs -> new TaskExecution(
+                Jdbc.uuid(rs, 1), rs.getInt(2), rs.getInt(3), rs.getString(4), Jdbc.instant(rs, 5), Jdbc.instant(rs, 6),
+                rs.getString(7) == null ? null : ExecutionOutcome.valueOf(rs.getString(7)), rs.getString(8), rs.getInt(9),
+                Jdbc.uuid(rs, 10)), args.toArray()));
     }
 
     /**

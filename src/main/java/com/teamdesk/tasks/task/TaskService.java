@@ -199,6 +199,25 @@ public class TaskService {
     }
 
     /**
+     * R43: one page of the executions of a task the caller may see (the visibility of {@link #get}), newest
+     * claim first. The cursor has the shape of the other lists' ({@link KeysetCursor}: here claimedAt and
+     * executionId).
+     *
+     * @param limit  1-500, null = 50
+     * @param cursor opaque cursor from the previous page, or null
+     * @throws NotFoundException     ({@code task.not_found}) when missing, of another team, or not visible
+     * @throws InvalidInputException bad limit or cursor
+     */
+    public Page<TaskExecution> executions(UUID callerId, UUID taskId, Integer limit, String cursor) {
+        visible(callerId, taskId);
+        int n = Page.limit(limit);
+        KeysetCursor after = KeysetCursor.decode(cursor);
+        List<TaskExecution> rows = reads.executions(taskId, after == null ? null : after.createdAt(),
+                after == null ? null : after.id(), n + 1);
+        return KeysetCursor.page(rows, n, TaskExecution::claimedAt, TaskExecution::executionId);
+    }
+
+    /**
      * One page of the team's tasks the caller may see, newest first.
      *
      * @param scheduled "true": only scheduled tasks (WAITING, not handed to the queue, {@code runAt}

@@ -9,5 +9,7 @@
  * {@link com.teamdesk.tasks.task.TaskTimers}, the work in {@link com.teamdesk.tasks.task.SweepWork}). A task kind is one
  * {@link com.teamdesk.tasks.task.TaskKindHandler} bean in its own package ({@code export},
  * {@code reminder}, {@code digest}); {@link com.teamdesk.tasks.task.TaskKinds} finds them, checked at startup.
+ * Every execution is on the record ({@link com.teamdesk.tasks.task.TaskExecution}, R43), written by the database
+ * in the lease's own statements; {@link com.teamdesk.tasks.task.ExecutionOutcome} names how one ended.
  */
 package com.teamdesk.tasks.task;

@@ -32,7 +32,7 @@ import java.util.UUID;
  * @param links   {@code self} always; {@code result} for a COMPLETED task of a kind that offers a
  *                file (the export) whose file has not
  *                expired; {@code retry} when FAILED or CANCELLED; {@code cancel} when WAITING or RUNNING;
- *                {@code schedule} for an occurrence of a schedule
+ *                {@code schedule} for an occurrence of a schedule; {@code executions} always (R43)
  */
 @JsonbNillable
 @JsonbPropertyOrder({"id", "kind", "teamId", "ownerId", "scope", "filters", "status", "run", "displayRun", "attempts",
@@ -74,9 +74,10 @@ public record TaskJson(UUID id, String kind, UUID teamId, UUID ownerId, TaskScop
      * @param retry  the manual retry (R15), only when FAILED or CANCELLED
      * @param cancel the cancel (R23), only when WAITING or RUNNING
      * @param schedule the schedule of an occurrence (issue 31), while it exists
+     * @param executions the task's execution history (R43), always
      */
-    @JsonbPropertyOrder({"self", "result", "retry", "cancel", "schedule"})
-    public record Links(URI self, URI result, URI retry, URI cancel, URI schedule) {
+    @JsonbPropertyOrder({"self", "result", "retry", "cancel", "schedule", "executions"})
+    public record Links(URI self, URI result, URI retry, URI cancel, URI schedule, URI executions) {
     }
 
     /** @return the JSON form of a ledger row, links built by {@link ApiLinks} (never from the Host header) */
@@ -94,7 +95,7 @@ public record TaskJson(UUID id, String kind, UUID teamId, UUID ownerId, TaskScop
                 t.run(), t.run() + 1, t.attempts(), t.progress(), t.lastError(), t.resultSummary(), t.expiresAt(),
                 t.runAt(), reason(waiting, t.kind().name()), waiting == null ? null : waiting.until(), t.cancelledAt(),
                 t.cancelledBy(), t.scheduleId(), t.slotAt(), t.createdAt(), t.updatedAt(), new Links(self, result, retry, cancel,
-                t.scheduleId() == null ? null : links.schedule(t.scheduleId())));
+                t.scheduleId() == null ? null : links.schedule(t.scheduleId()), links.api("tasks/" + t.id() + "/executions")));
     }
 
     /** @return a stored parameters JSON text as an object (empty when none); also a schedule's task (issue 31) */

@@ -13,6 +13,7 @@ import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.HttpHeaders;
@@ -24,7 +25,7 @@ import jakarta.ws.rs.sse.SseEventSink;
 import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
-/** One task: {@code /api/v1/tasks/{taskId}} (read, follow live, retry, cancel, download the export's CSV). */
+/** One task: {@code /api/v1/tasks/{taskId}} (read, follow live, its executions, retry, cancel, download the export's CSV). */
 @Path("tasks/{taskId}")
 @RolesAllowed(RestApplication.MEMBER)
 @Produces(MediaType.APPLICATION_JSON)
@@ -55,6 +56,21 @@ public class TaskResource {
     @Operation(summary = "Get a task")
     public TaskJson get(@PathParam("taskId") String taskId) {
         return TaskJson.of(tasks.get(user.id(), id(taskId)), links);
+    }
+
+    /**
+     * R43: the task's executions, newest first ({@code {"items": [ExecutionJson...], "nextCursor": ...}}). Same
+     * authorization as {@link #get} (404 {@code task.not_found}); 400 {@code page.limit} / {@code page.cursor}.
+     *
+     * @param limit  page size 1-500, default 50
+     * @param cursor the previous page's {@code nextCursor}
+     */
+    @GET
+    @Path("executions")
+    @Operation(summary = "List a task's executions (claims, ends, outcomes; keyset paging)")
+    public PageJson<ExecutionJson> executions(@PathParam("taskId") String taskId, @QueryParam("limit") String limit,
+            @QueryParam("cursor") String cursor) {
+        return PageJson.of(tasks.executions(user.id(), id(taskId), RequestInput.limit(limit), cursor), ExecutionJson::of);
     }
 
     /**

@@ -11,6 +11,7 @@ import com.teamdesk.tasks.it.support.TestData;
 import com.teamdesk.tasks.it.support.TestData.TestTeam;
 import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.it.support.Tokens;
+import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import java.net.URL;
@@ -254,6 +255,28 @@ class ApiIT {
         assertIsoWithOffset(done.getString("expiresAt"));
         assertEquals("/api/v1/tasks/" + task.getString("id") + "/result", done.getJsonObject("links").getString("result"));
         assertFalse(done.getJsonObject("links").containsKey("retry"));
+
+        // R43: the worker's one execution, on the record with its worker, outcome and duration
+        String executionsLink = done.getJsonObject("links").getString("executions");
+        assertEquals("/api/v1/tasks/" + task.getString("id") + "/executions", executionsLink);
+        Reply executions = api.get(executionsLink.substring("/api/v1/".length()), customer);
+        assertEquals(200, executions.status(), executions.toString());
+        JsonArray items = executions.json().getJsonArray("items");
+        assertEquals(1, items.size(), executions.toString());
+        JsonObject execution = items.getJsonObject(0);
+        assertEquals(List.of("executionId", "run", "attempt", "worker", "claimedAt", "endedAt", "outcome", "cause",
+                "durationMs", "progress", "takenOverBy"), List.copyOf(execution.keySet()));
+        assertEquals("COMPLETED", execution.getString("outcome"));
+        assertEquals(0, execution.getInt("run"));
+        assertEquals(1, execution.getInt("attempt"));
+        assertEquals(100, execution.getInt("progress"));
+        assertFalse(execution.getString("worker").isBlank(), "the claiming worker");
+        assertIsoWithOffset(execution.getString("claimedAt"));
+        assertIsoWithOffset(execution.getString("endedAt"));
+        assertTrue(execution.getJsonNumber("durationMs").longValue() >= 0);
+        assertEquals(JsonValue.NULL, execution.get("cause"));
+        assertEquals(JsonValue.NULL, execution.get("takenOverBy"));
+        assertEquals(JsonValue.NULL, executions.json().get("nextCursor"));
 
         Reply csv = api.get("tasks/" + task.getString("id") + "/result", customer);
         assertEquals(200, csv.status(), csv.toString());

@@ -153,7 +153,7 @@ class HostileInputIT {
             "GET " + team + "/tickets", "POST " + team + "/tickets", "GET " + team + "/tickets/" + ticket,
             "PATCH " + team + "/tickets/" + ticket, "POST " + team + "/tasks", "GET " + team + "/tasks",
             "GET tasks/" + export, "POST tasks/" + failed + "/retry", "POST tasks/" + export + "/retry",
-            "GET tasks/" + export + "/result", "GET me", "GET me/notifications", "GET " + team + "/events",
+            "GET tasks/" + export + "/result", "GET tasks/" + export + "/executions", "GET me", "GET me/notifications", "GET " + team + "/events",
             "DELETE " + team + "/tickets/" + ticket, "PUT tasks/" + export, "GET nope", "POST me",
             // issue 13: cancel; issue 14: a finished task's event stream (it ends) and the operator API
             "POST tasks/" + export + "/cancel", "POST tasks/" + failed + "/cancel", "GET tasks/" + export + "/events",

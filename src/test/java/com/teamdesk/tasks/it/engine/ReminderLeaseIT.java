@@ -157,11 +157,14 @@ class ReminderLeaseIT {
             assertEquals(1, fx.ticketVersion(ticket));
             assertEquals(takeover, row(), "A changed nothing: the row is still exactly B's lease");
             assertTrue(a.reported().isEmpty(), "A reported no progress 100");
+            // R43: A's lease was lost at its completion; its entry is the one B's claim closed
+            assertEquals("TAKEN_OVER>" + leaseB.executionId() + ",OPEN>", executions());
 
             bClaimed.release();
             join(eb);
             assertSingleResult(2);
             assertEquals(java.util.List.of(100), b.reported());
+            assertEquals("TAKEN_OVER>" + leaseB.executionId() + ",COMPLETED>", executions());
         } finally {
             gates.reset(task);
         }
@@ -193,6 +196,7 @@ class ReminderLeaseIT {
         }
         join(execute(job(task, 0, 1)));
         assertSingleResult(2);
+        assertEquals("STALLED>,COMPLETED>", executions(), "R43: the sweep's statement closed A's entry");
         assertReplayAddsNothing(2);
     }
 
@@ -236,7 +240,14 @@ class ReminderLeaseIT {
         assertSingleResult(1);
         assertTrue(b.reported().isEmpty(), "B exited at claim with no side effect");
         assertEquals(1, pastClaim, "only A got past the claim");
+        assertEquals("COMPLETED>", executions(), "R43: B's claim matched no row, so it was no execution");
         assertReplayAddsNothing(2);
+    }
+
+    /** R43: the task's executions, oldest first: {@code outcome>takenOverBy}, comma-separated, OPEN while running. */
+    private String executions() {
+        return (String) fx.value("SELECT string_agg(coalesce(outcome, 'OPEN') || '>' || coalesce(taken_over_by::text, ''),"
+                + " ',' ORDER BY claimed_at, attempt) FROM task_execution WHERE task_id = ?", task);
     }
 
     @Test

@@ -19,6 +19,8 @@ import com.teamdesk.tasks.queue.JobRecord;
 import com.teamdesk.tasks.queue.JobState;
 import com.teamdesk.tasks.queue.Queue;
 import com.teamdesk.tasks.task.BackgroundTask;
+import com.teamdesk.tasks.task.ExecutionOutcome;
+import com.teamdesk.tasks.task.TaskExecution;
 import com.teamdesk.tasks.task.JdbcTaskLedger;
 import com.teamdesk.tasks.task.PausePoint;
 import com.teamdesk.tasks.task.TaskJobId;
@@ -364,6 +366,13 @@ class TaskLifecycleIT {
         assertEquals(2, row(task).attempts());
         assertEquals("16 tickets exported", row(task).resultSummary());
         assertEquals(2, queue.getJob(TaskJobId.of(task, 0).toString()).orElseThrow().attemptsMade());
+        // R43: the worker's two executions, newest first: COMPLETED, and the first TIMED_OUT with the fixed text
+        List<TaskExecution> executions = tasks.executions(team.staff(), task, 10, null).items();
+        assertEquals(List.of(ExecutionOutcome.COMPLETED, ExecutionOutcome.TIMED_OUT),
+                executions.stream().map(TaskExecution::outcome).toList());
+        assertEquals(List.of(2, 1), executions.stream().map(TaskExecution::attempt).toList());
+        assertEquals(retrying.lastError(), executions.get(1).cause());
+        assertTrue(executions.get(1).duration().compareTo(EXPORT_TIMEOUT) > 0, "claimed, then stopped past the timeout");
     }
 
     // ---- R25 key expiry ----

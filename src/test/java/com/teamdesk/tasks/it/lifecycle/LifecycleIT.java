@@ -287,6 +287,15 @@ class LifecycleIT {
                 assertEquals(0L, data.count("SELECT run FROM background_task WHERE id = ?", stalled), "same run");
 
                 assertEquals("COMPLETED 100 null " + TICKETS + " tickets exported", row(lost));
+                // R43: the killed server's executions were closed by the recovery's statement as STALLED, with
+                // the progress they had reached; the lost run's new execution has its own entry. The queue's
+                // failure of the other run (R20) ended no execution, so it added none.
+                assertEquals("STALLED", outcomes(stalled));
+                assertEquals("STALLED,COMPLETED", outcomes(lost));
+                for (UUID id : List.of(lost, stalled)) {
+                    assertEquals(leases.get(id), data.value("SELECT execution_id::text FROM task_execution"
+                            + " WHERE task_id = ? AND outcome = 'STALLED' AND ended_at IS NOT NULL", id));
+                }
                 assertEquals(0L, data.count("SELECT run FROM background_task WHERE id = ?", lost), "same run, R1");
                 assertEquals(1L, data.count("SELECT attempts FROM background_task WHERE id = ?", lost));
                 // R12: the ledger commits COMPLETED first, then the worker tells the queue.
@@ -333,6 +342,12 @@ class LifecycleIT {
     }
 
     /** @return the row's execution id (lease), or null */
+    /** The outcomes of a task's executions (R43), oldest first, comma-separated. */
+    private String outcomes(UUID id) {
+        return (String) data.value("SELECT string_agg(coalesce(outcome, 'OPEN'), ',' ORDER BY claimed_at)"
+                + " FROM task_execution WHERE task_id = ?", id);
+    }
+
     private String lease(UUID id) {
         return (String) data.value("SELECT execution_id::text FROM background_task WHERE id = ?", id);
     }
