@@ -130,6 +130,11 @@ class ScheduleApiIT {
         assertEquals("\"2\"", renamed.header("ETag"));
         assertEquals("Monday export", renamed.json().getString("name"));
         assertEquals(s.getJsonArray("nextRuns"), renamed.json().getJsonArray("nextRuns"), "same cron: same slots");
+        for (String same : new String[] {"{}", rename}) { // a change that changes nothing keeps the version
+            Reply unchanged = api.patch("schedules/" + id, owner, "\"2\"", same);
+            assertEquals(200, unchanged.status(), unchanged.toString());
+            assertEquals("\"2\"", unchanged.header("ETag"), same);
+        }
         assertProblem(api.patch("schedules/" + id, owner, "1", rename), 412, "schedule.version_mismatch");
         Reply daily = api.patch("schedules/" + id, owner, "*", "{\"cron\":\"30 8 * * *\",\"timeZone\":\"UTC\"}");
         assertEquals(200, daily.status(), daily.toString());

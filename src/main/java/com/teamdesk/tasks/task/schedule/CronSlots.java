@@ -104,7 +104,12 @@ public final class CronSlots {
                     + " Europe/Berlin or UTC.");
         }
         try {
-            return ZoneId.of(timeZone);
+            ZoneId zone = ZoneId.of(timeZone);
+            if (!java.time.ZoneId.getAvailableZoneIds().contains(zone.getId())) {
+                // an offset form such as GMT+8 or UTC+01:00: no region, so no daylight saving rules
+                throw new DateTimeException("not a region id: " + timeZone);
+            }
+            return zone;
         } catch (DateTimeException e) {
             throw new InvalidInputException("schedule.zone_invalid", "timeZone is not a known IANA time zone;"
                     + " use one such as Europe/Berlin, America/New_York or UTC.");

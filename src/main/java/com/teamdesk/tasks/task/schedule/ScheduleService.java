@@ -177,6 +177,11 @@ public class ScheduleService {
             boolean enabled = body.containsKey("enabled") ? d.enabled() : s.enabled();
             Instant next = !enabled ? null : (when || !s.enabled() || s.nextSlotAt() == null) ? d.slots().nextAfter(now)
                     : s.nextSlotAt();
+            if (d.name().equals(s.name()) && d.kind().equals(s.kind()) && d.scope() == s.scope()
+                    && d.params().equals(s.params()) && !when && d.missed() == s.missedSlots()
+                    && d.overlap() == s.overlap() && enabled == s.enabled()) {
+                return view(s); // nothing changed: the version (ETag) stays, so other clients' If-Match holds
+            }
             if (enabled && !s.enabled() && body.get("task") == null) {
                 requireResumable(s); // a new task body was accepted by draft() just now
             }

@@ -83,7 +83,8 @@ class CronSlotsTest {
         }
         assertEquals("schedule.too_frequent", assertThrows(InvalidInputException.class,
                 () -> CronSlots.parse("*/10 * * * * *", "UTC")).code());
-        for (String zone : new String[] {null, "", "Mars/Olympus", "EST5EDT; DROP", "../../etc/passwd", "+99:00"}) {
+        for (String zone : new String[] {null, "", "Mars/Olympus", "EST5EDT; DROP", "../../etc/passwd", "+99:00",
+                "GMT+8", "UTC+01:00", "UT-5"}) { // offset forms have no region, so no DST rules
             assertEquals("schedule.zone_invalid", assertThrows(InvalidInputException.class,
                     () -> CronSlots.parse("@daily", zone)).code(), String.valueOf(zone));
         }
