@@ -70,6 +70,18 @@ public class TaskWorker {
     @ConfigProperty(name = "teamdesk.worker.concurrency", defaultValue = "4")
     int concurrency;
 
+    /**
+     * Issue 30, R42: reserved slots of the {@code concurrency} that take only tasks of priority {@code >=}
+     * {@link #reservedMinPriority} (reminders, digests); unset = 1 when concurrency >= 2, else 0.
+     */
+    @Inject
+    @ConfigProperty(name = "teamdesk.worker.reserved-slots")
+    Optional<Integer> reservedSlots;
+
+    @Inject
+    @ConfigProperty(name = "teamdesk.worker.reserved-min-priority", defaultValue = "5")
+    int reservedMinPriority;
+
     @Inject
     @ConfigProperty(name = "teamdesk.worker.lock-duration-ms", defaultValue = "30000")
     long lockDurationMs;
@@ -133,7 +145,8 @@ public class TaskWorker {
             w.start();
             worker = w;
             installSigtermDrain();
-            LOG.info(() -> "task.worker " + w.workerId() + " started, concurrency " + concurrency);
+            LOG.info(() -> "task.worker " + w.workerId() + " started, concurrency " + concurrency + ", reserved slots "
+                    + reservedSlots() + " for priority >= " + reservedMinPriority);
         }
     }
 
@@ -240,9 +253,15 @@ public class TaskWorker {
         return enabled;
     }
 
+    /** @return {@code teamdesk.worker.reserved-slots}, or its default: 1 when concurrency >= 2, else 0 */
+    int reservedSlots() {
+        return reservedSlots.orElse(concurrency >= 2 ? 1 : 0);
+    }
+
     private WorkerOptions options() {
         return WorkerOptions.defaults()
                 .withConcurrency(concurrency)
+                .withReservedSlots(reservedSlots(), reservedMinPriority)
                 .withLockDurationMs(lockDurationMs)
                 .withLockRenewMs(lockRenewMs)
                 .withStalledIntervalMs(stalledIntervalMs)
