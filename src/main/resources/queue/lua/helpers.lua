@@ -199,13 +199,18 @@ end
 -- moves to the front of the rotation and gives one job through popWaiting, so the running set, the cap's park
 -- and the caller's rate check are the same code path as any fetch. Returns {} when no lane qualifies (the
 -- rotation is left as it was). Costs 2 commands per lane passed over (the head and its priority; a capped
--- group's cap and running count only when its head qualifies): O(lanes in the rotation) per reserved fetch.
+-- group's cap and running count only when its head qualifies): O(lanes in the rotation) per reserved fetch, bounded.
 -- The urgent marker (lanesKey .. '-urgent', a ZSET of one member like the marker) is what a reserved loop
 -- blocks on: enqueue sets it for every job of priority > 0, moveToActive again after a reserved fetch that took
 -- a job (so that another instance's reserved loop looks too); a reserved fetch that finds nothing leaves both
--- markers as they are.
+-- markers as they are. At most URGENT_SCAN lanes from the rotation's front are looked at (about 2 ms of Redis
+-- time for 1 000, measured; 25 ms for 10 000 unbounded): with more teams waiting, an urgent lane further back is
+-- not seen by a reserved slot until the general fetches have moved it forward (each one serves the front lane
+-- and sends it to the back), and meanwhile its turn in the rotation serves it as before.
+local URGENT_SCAN = 1000
+
 local function popUrgent(waitKey, lanesKey, activeKey, jobPrefix, minPriority)
-  for _, lane in ipairs(rcall('LRANGE', lanesKey, 0, -1)) do
+  for _, lane in ipairs(rcall('LRANGE', lanesKey, 0, URGENT_SCAN - 1)) do
     local head
     if lane == '' then
       head = rcall('LINDEX', waitKey, 0)

@@ -85,6 +85,20 @@ class ReservedSlotTest extends LaneFixture {
         assertNull(urgentId(), "b2 is not urgent");
     }
 
+    /** The scan is bounded (1 000 lanes): an urgent lane further back is seen once the rotation moved it forward. */
+    @Test
+    void aReservedFetchLooksAtTheFirstThousandLanesOfTheRotation() {
+        List<NewJob> low = new java.util.ArrayList<>();
+        for (int i = 1; i <= 1000; i++) {
+            low.add(new NewJob("low" + i, "x", in("g" + i)));
+        }
+        queue.addBulk(low);
+        queue.add("u", "x", in("team-u").withPriority(P));
+        assertNull(urgentId(), "lane 1001 is beyond the scan");
+        assertEquals("low1", fetchId(), "a general fetch serves the front lane, which empties");
+        assertEquals("u", urgentId(), "now it is lane 1000");
+    }
+
     @Test
     void capsHoldInReservedMode() {
         queue.setGroupCap("team-b", 1);
