@@ -139,14 +139,16 @@ public class TaskWorker {
             if (stopped) {
                 return;
             }
-            Worker w = new Worker(redis.redis(), redis.prefix(), redis.queueName(), options(), processor, executor);
+            int reserved = reservedSlots();
+            Worker w = new Worker(redis.redis(), redis.prefix(), redis.queueName(), options(reserved), processor,
+                    executor);
             w.addListener(listener);
             w.setFetchGate(breaker); // issue 28: no fetching while the ledger is unreachable
             w.start();
             worker = w;
             installSigtermDrain();
             LOG.info(() -> "task.worker " + w.workerId() + " started, concurrency " + concurrency + ", reserved slots "
-                    + reservedSlots() + " for priority >= " + reservedMinPriority);
+                    + reserved + " for priority >= " + reservedMinPriority);
         }
     }
 
@@ -253,15 +255,25 @@ public class TaskWorker {
         return enabled;
     }
 
-    /** @return {@code teamdesk.worker.reserved-slots}, or its default: 1 when concurrency >= 2, else 0 */
+    /**
+     * @return {@code teamdesk.worker.reserved-slots}, or its default: 1 when concurrency >= 2, else 0; a value that
+     *         leaves no general slot (or is negative) is logged and lowered to {@code concurrency - 1} (or 0), so
+     *         that a misconfigured instance still runs every kind
+     */
     int reservedSlots() {
-        return reservedSlots.orElse(concurrency >= 2 ? 1 : 0);
+        int wanted = reservedSlots.orElse(concurrency >= 2 ? 1 : 0);
+        int allowed = Math.max(0, Math.min(wanted, concurrency - 1));
+        if (allowed != wanted) {
+            LOG.warning(() -> "teamdesk.worker.reserved-slots " + wanted + " must be 0 to concurrency - 1 ("
+                    + (concurrency - 1) + "); using " + allowed);
+        }
+        return allowed;
     }
 
-    private WorkerOptions options() {
+    private WorkerOptions options(int reserved) {
         return WorkerOptions.defaults()
                 .withConcurrency(concurrency)
-                .withReservedSlots(reservedSlots(), reservedMinPriority)
+                .withReservedSlots(reserved, reservedMinPriority)
                 .withLockDurationMs(lockDurationMs)
                 .withLockRenewMs(lockRenewMs)
                 .withStalledIntervalMs(stalledIntervalMs)

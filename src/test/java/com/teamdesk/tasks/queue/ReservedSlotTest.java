@@ -244,4 +244,45 @@ class ReservedSlotTest extends LaneFixture {
         assertEquals(JobState.ACTIVE, job("u2").state());
         release.countDown();
     }
+
+    /**
+     * No lost wake-up: two urgent jobs start waiting in one script, which sets the urgent marker once, while two
+     * workers' reserved loops block. One loop wakes and takes a job; its fetch sets the marker again, which wakes
+     * the other loop for the second job, long before its blocked wait would time out.
+     */
+    @Test
+    void oneWakeUpForTwoUrgentJobsReachesBothWorkers() throws InterruptedException {
+        CountDownLatch held = new CountDownLatch(2);
+        CountDownLatch urgentRunning = new CountDownLatch(2);
+        CountDownLatch release = gate();
+        JobProcessor processor = job -> {
+            if (job.id().startsWith("a")) {
+                held.countDown();
+            } else {
+                urgentRunning.countDown();
+            }
+            pass(release);
+        };
+        WorkerOptions options = FAST.withConcurrency(2).withReservedSlots(1, P);
+        Worker w1 = worker(options, processor);
+        Worker w2 = worker(options, processor);
+        queue.add("a1", "x", in("team-a"));
+        queue.add("a2", "x", in("team-a"));
+        w1.start();
+        w2.start();
+        await(held, "each worker's general slot held by A");
+        awaitCondition("both reserved loops fetched once (and found nothing)",
+                () -> w1.fetchCalls(true) >= 1 && w2.fetchCalls(true) >= 1);
+        queue.add("u1", "x", in("team-b").withPriority(P).withDelayMs(60_000));
+        queue.add("u2", "x", in("team-c").withPriority(P).withDelayMs(60_000));
+        assertFalse(urgentMarkerSet(), "a delayed job is not waiting yet");
+        redis.zadd(queue.keys().delayed(), java.util.Map.of("u1", 0.0, "u2", 0.0)); // both due now
+        long start = System.nanoTime();
+        // a fetch that takes nothing (no job of priority 10) but promotes both: one urgent marker for two jobs
+        assertNull(store.moveUrgentToActive("probe", 60_000, 10).job());
+        assertTrue(urgentRunning.await(MAX_WAIT_MS, TimeUnit.MILLISECONDS), "both urgent jobs run");
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(ms < Worker.MAX_BLOCK_MS / 2, "the second was taken by a wake-up, not a timed-out wait: " + ms + " ms");
+        release.countDown();
+    }
 }
