@@ -20,7 +20,8 @@
 -- ARGV[6] backoffMs          rolling upgrade (they read no opts; see docs/decisions.md)
 -- ARGV[7] backoffJitter
 -- ARGV[8] group              the job's group ('' = none: the ungrouped lane, FIFO)
--- ARGV[9] priority           0-10, higher first within its group (with aging, see helpers.lua)
+-- ARGV[9] priority           0-10, higher first within its group (with aging, see helpers.lua); > 0 also sets
+--                            the urgent marker when the job waits (enqueue, R42)
 -- ARGV[10] rateKey           the rate limit it counts against ('' = none; see overRate in helpers.lua)
 --
 -- Reply: 1 added (waiting, or delayed when delayMs > 0), 0 duplicate (nothing changed).
@@ -59,6 +60,8 @@ rcall('HSET', jobKey, 'data', data, 'state', state, 'attemptsMade', '0', 'stalle
   'maxAttempts', maxAttempts, 'backoffMs', backoffMs, 'backoffJitter', backoffJitter)
 if group ~= '' then
   rcall('HSET', jobKey, 'group', group, 'priority', priority)
+elseif (tonumber(priority) or 0) > 0 then
+  rcall('HSET', jobKey, 'priority', priority) -- for a reserved slot's fetch (R42, popUrgent in helpers.lua)
 end
 if rateKey ~= '' then
   rcall('HSET', jobKey, 'rate', rateKey)

@@ -31,10 +31,14 @@ end
 local AGING = 1000
 
 -- Puts jobId at the end of its lane (its group's, or the ungrouped lane for group '' or nil) and the lane in
--- the rotation when it was empty. Returns true when the lane joined the rotation (the caller may have to set
+-- the rotation when it was empty; a job of priority > 0 also sets the urgent marker (lanesKey .. '-urgent', see
+-- popUrgent). Returns true when the lane joined the rotation (the caller may have to set
 -- the marker: see add.lua), false when it held jobs already.
 local function enqueue(waitKey, lanesKey, seqKey, jobId, group, priority)
   if not group or group == '' then
+    if (tonumber(priority) or 0) > 0 then
+      rcall('ZADD', lanesKey .. '-urgent', '0', '0') -- wakes a blocked reserved loop (R42, popUrgent below)
+    end
     if rcall('RPUSH', waitKey, jobId) == 1 then
       rcall('RPUSH', lanesKey, '')
       return true
@@ -43,7 +47,11 @@ local function enqueue(waitKey, lanesKey, seqKey, jobId, group, priority)
   end
   local laneKey = lanesKey .. ':' .. group
   local seq = rcall('INCR', seqKey)
-  rcall('ZADD', laneKey, int(seq - (tonumber(priority) or 0) * AGING), jobId)
+  local p = tonumber(priority) or 0
+  rcall('ZADD', laneKey, int(seq - p * AGING), jobId)
+  if p > 0 then
+    rcall('ZADD', lanesKey .. '-urgent', '0', '0') -- wakes a blocked reserved loop (R42, popUrgent below)
+  end
   if rcall('ZCARD', laneKey) == 1 then
     rcall('RPUSH', lanesKey, group)
     return true
@@ -201,6 +209,43 @@ local function popWaiting(waitKey, lanesKey, activeKey, n)
   return ids
 end
 
+-- Reserved slots (issue 30, R42): a worker's reserved loop fetches only a job whose priority is at least
+-- minPriority. Scans the lanes of the rotation in serving order and peeks each one's head (the job popWaiting
+-- would take from it next: ZRANGE 0 0 of a group's lane, LINDEX 0 of the ungrouped lane); the first lane whose
+-- head has priority >= minPriority (the record's 'priority' field, absent = 0) and whose group is below its cap
+-- moves to the front of the rotation and gives one job through popWaiting, so the running set, the cap's park
+-- and the caller's rate check are the same code path as any fetch. Returns {} when no lane qualifies (the
+-- rotation is left as it was). Costs 2 commands per lane passed over (the head and its priority; a capped
+-- group's cap and running count only when its head qualifies): O(lanes in the rotation) per reserved fetch, bounded.
+-- The urgent marker (lanesKey .. '-urgent', a ZSET of one member like the marker) is what a reserved loop
+-- blocks on: enqueue sets it for every job of priority > 0, moveToActive again after a reserved fetch that took
+-- a job (so that another instance's reserved loop looks too); a reserved fetch that finds nothing leaves both
+-- markers as they are. At most URGENT_SCAN lanes from the rotation's front are looked at (about 2 ms of Redis
+-- time for 1 000, measured; 25 ms for 10 000 unbounded): with more teams waiting, an urgent lane further back is
+-- not seen by a reserved slot until the general fetches have moved it forward (each one serves the front lane
+-- and sends it to the back), and meanwhile its turn in the rotation serves it as before.
+local URGENT_SCAN = 1000
+
+local function popUrgent(waitKey, lanesKey, activeKey, jobPrefix, minPriority)
+  for _, lane in ipairs(rcall('LRANGE', lanesKey, 0, URGENT_SCAN - 1)) do
+    local head
+    if lane == '' then
+      head = rcall('LINDEX', waitKey, 0)
+    else
+      head = rcall('ZRANGE', lanesKey .. ':' .. lane, 0, 0)[1]
+    end
+    if head and (tonumber(rcall('HGET', jobPrefix .. head, 'priority')) or 0) >= minPriority then
+      local cap = lane ~= '' and rcall('HGET', lanesKey .. '-caps', lane)
+      if not cap or runningOf(lanesKey, activeKey, lane) < tonumber(cap) then
+        rcall('LREM', lanesKey, 1, lane)
+        rcall('LPUSH', lanesKey, lane)
+        return popWaiting(waitKey, lanesKey, activeKey, 1)
+      end
+    end
+  end
+  return {}
+end
+
 -- Puts the ungrouped lane in the rotation when it holds jobs but is not there (jobs of an earlier version).
 local function registerUngroupedLane(waitKey, lanesKey)
   if rcall('LLEN', waitKey) > 0 and not rcall('LPOS', lanesKey, '') then
@@ -215,6 +260,7 @@ local function promoteDueJobs(delayedKey, waitKey, lanesKey, seqKey, jobPrefix, 
   if #due > 0 then
     rcall('ZREM', delayedKey, unpack(due))
     local ungrouped = {}
+    local urgent = false
     for _, id in ipairs(due) do
       local jobKey = jobPrefix .. id
       local group, priority = laneOf(jobKey)
@@ -222,11 +268,15 @@ local function promoteDueJobs(delayedKey, waitKey, lanesKey, seqKey, jobPrefix, 
         enqueue(waitKey, lanesKey, seqKey, id, group, priority)
       else
         ungrouped[#ungrouped + 1] = id
+        urgent = urgent or (tonumber(priority) or 0) > 0
       end
       rcall('HSET', jobKey, 'state', 'waiting')
     end
     if #ungrouped > 0 and rcall('RPUSH', waitKey, unpack(ungrouped)) == #ungrouped then
       rcall('RPUSH', lanesKey, '') -- the ungrouped lane was empty: it joins the rotation
+    end
+    if urgent then
+      rcall('ZADD', lanesKey .. '-urgent', '0', '0') -- as enqueue does
     end
   end
 end
@@ -294,8 +344,10 @@ end
 -- when given (the fetch loop's moveToActive, which may have consumed the marker), the marker is set again
 -- while more jobs wait so that another blocked worker wakes up too; nil for the fetch-next of finishing
 -- slots, which never consume the marker (only BZPOPMIN does), so the marker they found is still there.
+-- minPriority: nil = any waiting job (popWaiting); a number = only jobs of at least that priority (popUrgent, the
+-- reserved loop's fetch, R42; its caller passes no markerKey: it consumed the urgent marker, not the marker).
 local function fetchMany(waitKey, lanesKey, seqKey, activeKey, delayedKey, markerKey, jobPrefix, tokens, lockMs,
-                         now, at)
+                         now, at, minPriority)
   promoteDueJobs(delayedKey, waitKey, lanesKey, seqKey, jobPrefix, now)
   unparkFree(lanesKey, activeKey)
   local rated = rcall('EXISTS', lanesKey .. '-rates') == 1
@@ -303,7 +355,12 @@ local function fetchMany(waitKey, lanesKey, seqKey, activeKey, delayedKey, marke
   local jobs = {}
   local ids = {}
   while #ids < #tokens do
-    local popped = popWaiting(waitKey, lanesKey, activeKey, #tokens - #ids)
+    local popped
+    if minPriority then
+      popped = popUrgent(waitKey, lanesKey, activeKey, jobPrefix, minPriority)
+    else
+      popped = popWaiting(waitKey, lanesKey, activeKey, #tokens - #ids)
+    end
     if #popped == 0 then
       break
     end

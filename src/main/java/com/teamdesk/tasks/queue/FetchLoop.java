@@ -2,6 +2,7 @@ package com.teamdesk.tasks.queue;
 
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import java.util.logging.Level;
@@ -13,6 +14,11 @@ import java.util.logging.Logger;
  * in {@code BZPOPMIN} on the queue's marker (no polling), at most until the next delayed job is due and at most
  * {@value Worker#MAX_BLOCK_MS} ms. Deletes the worker's wake key when it ends. Logs under the {@code Worker}
  * logger, as before the split.
+ *
+ * <p>A reserved loop (issue 30, R42: {@code minPriority > 0}) does the same for the worker's reserved slots, but
+ * fetches only jobs of priority {@code >= minPriority} and blocks on the urgent marker instead, which only a job
+ * of priority {@code > 0} (or a reserved fetch that took one) sets: while only lower jobs wait it makes one fetch
+ * per wake-up, never a loop of them.
  */
 final class FetchLoop implements Runnable {
 
@@ -27,16 +33,21 @@ final class FetchLoop implements Runnable {
     private final String wakeKey;
     private final BooleanSupplier running;
     private final Supplier<String> newToken;
+    private final int minPriority;
+    /** Fetch scripts called, for tests (a loop that spins shows here). */
+    private final AtomicLong fetches = new AtomicLong();
     private volatile FetchGate gate = maxWaitMs -> true;
 
     /**
      * @param closing  released when the worker begins to close (ends the loop's waits)
      * @param wakeKey  the key whose marker wakes this loop
      * @param running  whether the worker still runs
-     * @param newToken a fresh lock token per fetch
+     * @param newToken    a fresh lock token per fetch
+     * @param minPriority 0 for the general loop (any job); {@code > 0} for the reserved loop: the least priority it takes
      */
     FetchLoop(WorkerScope scope, SlotPool slots, ProcessingSlots processing, CountDownLatch closing, String wakeKey,
-              BooleanSupplier running, Supplier<String> newToken) {
+              BooleanSupplier running, Supplier<String> newToken, int minPriority) {
+        this.minPriority = minPriority;
         this.scope = Objects.requireNonNull(scope, "scope");
         this.slots = Objects.requireNonNull(slots, "slots");
         this.processing = Objects.requireNonNull(processing, "processing");
@@ -44,6 +55,11 @@ final class FetchLoop implements Runnable {
         this.wakeKey = Objects.requireNonNull(wakeKey, "wakeKey");
         this.running = Objects.requireNonNull(running, "running");
         this.newToken = Objects.requireNonNull(newToken, "newToken");
+    }
+
+    /** @return how many fetch scripts this loop has called */
+    long fetches() {
+        return fetches.get();
     }
 
     /** @see Worker#setFetchGate(FetchGate) */
@@ -68,7 +84,10 @@ final class FetchLoop implements Runnable {
                 }
                 QueueStore.Fetch fetch;
                 try {
-                    fetch = scope.store().moveToActive(newToken.get(), scope.options().lockDurationMs());
+                    fetches.incrementAndGet();
+                    fetch = minPriority > 0
+                            ? scope.store().moveUrgentToActive(newToken.get(), scope.options().lockDurationMs(), minPriority)
+                            : scope.store().moveToActive(newToken.get(), scope.options().lockDurationMs());
                     scope.redisOutage().ended();
                 } catch (RuntimeException e) {
                     slots.giveBack();
@@ -106,10 +125,17 @@ final class FetchLoop implements Runnable {
         }
         long timeoutMs = nextDueInMs < 0 ? Worker.MAX_BLOCK_MS : Math.min(nextDueInMs - Worker.REDIS_TIMEOUT_SLACK_MS, Worker.MAX_BLOCK_MS);
         try {
-            String popped = scope.store().awaitMarker(timeoutMs, wakeKey);
+            boolean reserved = minPriority > 0;
+            String popped = reserved ? scope.store().awaitUrgentMarker(timeoutMs, wakeKey)
+                    : scope.store().awaitMarker(timeoutMs, wakeKey);
             scope.redisOutage().ended();
             if (popped != null && !popped.equals(wakeKey) && !running.getAsBoolean()) {
-                scope.store().restoreMarker(); // leave the wake-up for a worker that will act on it
+                // leave the wake-up for a worker that will act on it
+                if (reserved) {
+                    scope.store().restoreUrgentMarker();
+                } else {
+                    scope.store().restoreMarker();
+                }
             }
         } catch (RuntimeException e) {
             scope.loopFailed(LOG, e, "waiting for jobs (retried every " + Worker.ERROR_PAUSE_MS + " ms)");

@@ -106,6 +106,16 @@ public final class QueueKeys {
         return lanes() + "-rates";
     }
 
+    /**
+     * @return ZSET with at most one member, the urgent marker the reserved loops of workers block on (BZPOPMIN,
+     *         issue 30, R42): set whenever a job of priority {@code > 0} starts waiting and after each reserved
+     *         fetch that took a job; derived from {@link #lanes()} so that the scripts reach it without a KEYS
+     *         entry, in the queue's hash tag like every other key
+     */
+    public String urgentMarker() {
+        return lanes() + "-urgent";
+    }
+
     /** @return STRING, the queue's sequence that orders the jobs of a group's lane (INCR) */
     public String laneSequence() {
         return base + "lane-seq";

@@ -23,7 +23,7 @@ import redis.clients.jedis.util.KeyValue;
  * producer's and operator's scripts are {@link QueueRecords}, reply decoding {@link QueueReplies}. Thread-safe
  * when the client is (pooled).
  *
- * <p>Over 300 lines: eleven scripts, each with its KEYS/ARGV layout, and the batched completion's retention
+ * <p>Over 300 lines: eleven scripts (moveToActive with two callers), each with its KEYS/ARGV layout, and the batched completion's retention
  * grouping, which must stay next to the one script it encodes for.
  */
 final class QueueStore {
@@ -88,7 +88,19 @@ final class QueueStore {
     Fetch moveToActive(String token, long lockMs) {
         List<Object> r = list(QueueScripts.MOVE_TO_ACTIVE.eval(redis,
                 List.of(keys.waiting(), keys.active(), keys.delayed(), keys.marker(), keys.lanes(), keys.laneSequence()),
-                List.of(keys.jobPrefix(), token, Long.toString(lockMs))));
+                List.of(keys.jobPrefix(), token, Long.toString(lockMs), "")));
+        return fetch(r, token);
+    }
+
+    /**
+     * A reserved slot's fetch (issue 30, R42): like {@link #moveToActive(String, long)} but takes only a job of
+     * priority {@code >= minPriority} (the first lane in rotation order whose next job qualifies), leaves the
+     * marker alone and sets the urgent marker again when it took a job.
+     */
+    Fetch moveUrgentToActive(String token, long lockMs, int minPriority) {
+        List<Object> r = list(QueueScripts.MOVE_TO_ACTIVE.eval(redis,
+                List.of(keys.waiting(), keys.active(), keys.delayed(), keys.marker(), keys.lanes(), keys.laneSequence()),
+                List.of(keys.jobPrefix(), token, Long.toString(lockMs), Integer.toString(minPriority))));
         return fetch(r, token);
     }
 
@@ -102,9 +114,25 @@ final class QueueStore {
         return popped == null ? null : popped.getKey();
     }
 
+    /**
+     * The reserved loop's wait: blocks (BZPOPMIN) until the urgent marker announces a job of priority {@code > 0},
+     * {@code wakeKey} is written, or the timeout.
+     *
+     * @return the key that was popped, or null on timeout
+     */
+    String awaitUrgentMarker(long timeoutMs, String wakeKey) {
+        KeyValue<String, Tuple> popped = redis.bzpopmin(timeoutMs / 1000.0, keys.urgentMarker(), wakeKey);
+        return popped == null ? null : popped.getKey();
+    }
+
     /** Puts back a marker this worker popped but will not act on (it is closing). */
     void restoreMarker() {
         redis.zadd(keys.marker(), 0, "0");
+    }
+
+    /** Puts back an urgent marker this worker's reserved loop popped but will not act on (it is closing). */
+    void restoreUrgentMarker() {
+        redis.zadd(keys.urgentMarker(), 0, "0");
     }
 
     /** Wakes the blocked fetch of the worker owning {@code wakeKey}. */

@@ -15,7 +15,7 @@ final class SlotPool {
     /** Guarded by {@code this}. */
     private boolean closed;
 
-    /** @param size number of slots ({@code concurrency}), {@code >= 1} */
+    /** @param size number of slots ({@code concurrency}, or its general or its reserved part, R42), {@code >= 1} */
     SlotPool(int size) {
         this.size = size;
     }

@@ -21,12 +21,18 @@ import redis.clients.jedis.UnifiedJedis;
  * Lua script per transition, checking the job's lock token (R6).
  *
  * <p>All of the worker's work runs as tasks on the given executor, which must be able to run
- * {@link WorkerOptions#requiredThreads()} = {@code concurrency + 4} tasks at the same time: one per
+ * {@link WorkerOptions#requiredThreads()} = {@code concurrency + 4} tasks at the same time (5 with reserved slots): one per
  * processing slot ({@link ProcessingSlots}), the {@link FetchLoop} (blocks in Redis while the queue is empty), {@link LockRenewal},
  * {@link Housekeeping} (stalled check, R6, and retention trim, R5) and the {@link Heartbeat} (R22). The Redis
  * client's pool must allow {@link WorkerOptions#requiredConnections()} connections for this worker. If the
  * executor runs fewer tasks at once, fetched jobs wait in its queue (their locks are still renewed) and
  * throughput drops.
+ *
+ * <p>Reserved slots (issue 30, R42, {@link WorkerOptions#reservedSlots()} = R &gt; 0): of the {@code concurrency}
+ * slots, {@code concurrency - R} are general (any job, as above) and R are reserved: a second {@link FetchLoop}, the
+ * reserved loop, fills them only with jobs of priority {@code >= }{@link WorkerOptions#reservedMinPriority()} and
+ * blocks on the urgent marker; a reserved slot that finishes a job fetches nothing in the same script (its loop
+ * fetches the next qualifying one), so a reserved slot never holds a lower job. One more internal task then.
  *
  * <p>Fetching never polls: while nothing is due the fetch loop blocks in {@code BZPOPMIN} on the queue's
  * marker, at most until the next delayed job is due (and at most {@value #MAX_BLOCK_MS} ms). A processing
@@ -62,6 +68,8 @@ public final class Worker implements AutoCloseable {
     private final String wakeKey;
     private final WorkerListeners listeners = new WorkerListeners(workerId);
     private final SlotPool slots;
+    /** The reserved slots (R42), or null when there are none. */
+    private final SlotPool reservedSlots;
     /**
      * The random part of this worker's lock tokens (63 bits, base 36): shorter than the worker id, so that a
      * lock value (token, '@', fetch time) stays within the 44 bytes Redis stores in one allocation (issue 16).
@@ -73,11 +81,14 @@ public final class Worker implements AutoCloseable {
     private final CountDownLatch closing = new CountDownLatch(1);
     /** Released when the worker stops; the periodic loops wait on it instead of sleeping. */
     private final CountDownLatch stopSignal = new CountDownLatch(1);
-    private final CountDownLatch loopsDone = new CountDownLatch(WorkerOptions.INTERNAL_TASKS);
+    private final CountDownLatch loopsDone;
     private final LockRenewal lockRenewal;
     private final Housekeeping housekeeping;
     private final Heartbeat heartbeat;
     private final FetchLoop fetchLoop;
+    /** The reserved slots' fetch loop (R42), or null when there are none. */
+    private final FetchLoop reservedLoop;
+    private final String reservedWakeKey;
     private final WorkerScope scope;
 
     /**
@@ -102,17 +113,30 @@ public final class Worker implements AutoCloseable {
         }
         this.executor = Objects.requireNonNull(executor, "executor");
         this.wakeKey = store.keys().wake(workerId);
-        this.slots = new SlotPool(options.concurrency());
+        this.reservedWakeKey = store.keys().wake(workerId + ":reserved");
+        this.loopsDone = new CountDownLatch(options.internalTasks());
+        int reserved = options.reservedSlots();
+        this.slots = new SlotPool(options.concurrency() - reserved);
+        this.reservedSlots = reserved > 0 ? new SlotPool(reserved) : null;
         OutageLog redisOutage = new OutageLog(LOG, "worker " + workerId + ": Redis");
         this.scope = new WorkerScope(store, options, workerId, stopSignal, redisOutage);
         this.lockRenewal = new LockRenewal(scope);
         this.housekeeping = new Housekeeping(scope, listeners);
-        this.heartbeat = new Heartbeat(scope, slots::busy);
-        ProcessingSlots processing = new ProcessingSlots(scope, processor, executor, slots,
-                new Completer(store, options.lockDurationMs()), lockRenewal, listeners, closing,
-                () -> phase.get() == Phase.RUNNING ? newToken() : null);
+        this.heartbeat = new Heartbeat(scope, this::busySlots);
+        Completer completer = new Completer(store, options.lockDurationMs());
+        ProcessingSlots processing = new ProcessingSlots(scope, processor, executor, slots, completer, lockRenewal,
+                listeners, closing, () -> phase.get() == Phase.RUNNING ? newToken() : null);
         this.fetchLoop = new FetchLoop(scope, slots, processing, closing, wakeKey,
-                () -> phase.get() == Phase.RUNNING, this::newToken);
+                () -> phase.get() == Phase.RUNNING, this::newToken, 0);
+        if (reservedSlots != null) {
+            // no fetch-next: the reserved loop fills a freed reserved slot, and only with a qualifying job
+            ProcessingSlots reservedProcessing = new ProcessingSlots(scope, processor, executor, reservedSlots,
+                    completer, lockRenewal, listeners, closing, () -> null);
+            this.reservedLoop = new FetchLoop(scope, reservedSlots, reservedProcessing, closing, reservedWakeKey,
+                    () -> phase.get() == Phase.RUNNING, this::newToken, options.reservedMinPriority());
+        } else {
+            this.reservedLoop = null;
+        }
         warnIfPoolTooSmall(redis, options);
     }
 
@@ -137,6 +161,20 @@ public final class Worker implements AutoCloseable {
      */
     public void setFetchGate(FetchGate gate) {
         fetchLoop.setGate(gate);
+        if (reservedLoop != null) {
+            reservedLoop.setGate(gate);
+        }
+    }
+
+    /** @return the slots busy now, general and reserved */
+    private int busySlots() {
+        return slots.busy() + (reservedSlots == null ? 0 : reservedSlots.busy());
+    }
+
+    /** @return the fetch scripts the general loop (false) or the reserved loop (true, 0 without one) has called */
+    long fetchCalls(boolean reserved) {
+        FetchLoop loop = reserved ? reservedLoop : fetchLoop;
+        return loop == null ? 0 : loop.fetches();
     }
 
     /** @return this worker's random id, used in its heartbeat key */
@@ -165,7 +203,8 @@ public final class Worker implements AutoCloseable {
         if (!phase.compareAndSet(Phase.NEW, Phase.RUNNING)) {
             throw new IllegalStateException("worker " + workerId + " was already started");
         }
-        Runnable[] loops = {heartbeat, fetchLoop, lockRenewal, housekeeping};
+        Runnable[] loops = reservedLoop == null ? new Runnable[] {heartbeat, fetchLoop, lockRenewal, housekeeping}
+                : new Runnable[] {heartbeat, fetchLoop, lockRenewal, housekeeping, reservedLoop};
         int submitted = 0;
         try {
             for (Runnable loop : loops) {
@@ -202,7 +241,7 @@ public final class Worker implements AutoCloseable {
     public boolean close(Duration timeout) {
         long deadline = System.nanoTime() + Objects.requireNonNull(timeout, "timeout").toNanos();
         if (phase.compareAndSet(Phase.NEW, Phase.CLOSED)) {
-            for (int i = 0; i < WorkerOptions.INTERNAL_TASKS; i++) {
+            for (int i = 0; i < options.internalTasks(); i++) {
                 loopsDone.countDown(); // never started
             }
             return true;
@@ -210,14 +249,20 @@ public final class Worker implements AutoCloseable {
         if (phase.compareAndSet(Phase.RUNNING, Phase.CLOSING)) {
             closing.countDown();
             slots.close(); // a fetch loop waiting for a slot returns and exits
+            if (reservedSlots != null) {
+                reservedSlots.close();
+            }
             try {
                 store.wake(wakeKey); // a fetch loop blocked in BZPOPMIN returns at once
+                if (reservedLoop != null) {
+                    store.wake(reservedWakeKey);
+                }
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, e, () -> "worker " + workerId + ": could not wake the fetch loop; it exits within "
                         + MAX_BLOCK_MS + " ms");
             }
         }
-        boolean finished = slots.awaitIdle(deadline);
+        boolean finished = slots.awaitIdle(deadline) & (reservedSlots == null || reservedSlots.awaitIdle(deadline));
         if (phase.getAndSet(Phase.CLOSED) != Phase.CLOSED) {
             stopSignal.countDown();
             heartbeat.requestBeat(); // the heartbeat loop waits on its requests, not on stopSignal

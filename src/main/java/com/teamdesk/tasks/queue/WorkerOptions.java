@@ -17,10 +17,17 @@ package com.teamdesk.tasks.queue;
  * @param lockRenewal             whether the locks of in-flight jobs are renewed (R6); default true. False is for
  *                                fault drills and tests only: a job running longer than {@code lockDurationMs} then
  *                                loses its lock and the stalled check takes it over, as if its worker had died
+ * @param reservedSlots           R, how many of the {@code concurrency} slots are reserved slots (issue 30, R42),
+ *                                {@code 0 <= R < concurrency}; default 0 (every slot general, as before). A reserved
+ *                                slot only takes a job of priority {@code >= reservedMinPriority}, fetched by a
+ *                                second fetch loop of its own; the other {@code concurrency - R} slots take any job
+ * @param reservedMinPriority     P, the least priority a reserved slot takes, {@link JobOptions#MIN_PRIORITY} + 1 to
+ *                                {@link JobOptions#MAX_PRIORITY} (a reserved loop is woken only for jobs of priority
+ *                                {@code > 0}); default 1; unused when {@code reservedSlots} is 0
  */
 public record WorkerOptions(int concurrency, long lockDurationMs, long lockRenewMs, long stalledIntervalMs,
                             int maxStalledCount, long retentionTrimIntervalMs, long heartbeatTtlMs,
-                            boolean lockRenewal) {
+                            boolean lockRenewal, int reservedSlots, int reservedMinPriority) {
 
     /** Worker tasks besides the processing slots: fetch loop, lock renewal, housekeeping, heartbeat. */
     static final int INTERNAL_TASKS = 4;
@@ -36,6 +43,11 @@ public record WorkerOptions(int concurrency, long lockDurationMs, long lockRenew
         require(maxStalledCount >= 0, "maxStalledCount must be >= 0");
         require(retentionTrimIntervalMs > 0, "retentionTrimIntervalMs must be > 0");
         require(heartbeatTtlMs >= 3, "heartbeatTtlMs must be >= 3");
+        require(reservedSlots >= 0 && reservedSlots < concurrency,
+                "reservedSlots must be >= 0 and below concurrency (" + concurrency + "): " + reservedSlots);
+        require(reservedMinPriority > JobOptions.MIN_PRIORITY && reservedMinPriority <= JobOptions.MAX_PRIORITY,
+                "reservedMinPriority must be " + (JobOptions.MIN_PRIORITY + 1) + "-" + JobOptions.MAX_PRIORITY + ": "
+                        + reservedMinPriority);
     }
 
     /**
@@ -47,6 +59,17 @@ public record WorkerOptions(int concurrency, long lockDurationMs, long lockRenew
                          int maxStalledCount, long retentionTrimIntervalMs, long heartbeatTtlMs) {
         this(concurrency, lockDurationMs, lockRenewMs, stalledIntervalMs, maxStalledCount, retentionTrimIntervalMs,
                 heartbeatTtlMs, true);
+    }
+
+    /**
+     * Settings without reserved slots; see the record's components.
+     *
+     * @throws IllegalArgumentException if a value is out of range
+     */
+    public WorkerOptions(int concurrency, long lockDurationMs, long lockRenewMs, long stalledIntervalMs,
+                         int maxStalledCount, long retentionTrimIntervalMs, long heartbeatTtlMs, boolean lockRenewal) {
+        this(concurrency, lockDurationMs, lockRenewMs, stalledIntervalMs, maxStalledCount, retentionTrimIntervalMs,
+                heartbeatTtlMs, lockRenewal, 0, 1);
     }
 
     private static void require(boolean ok, String message) {
@@ -62,23 +85,30 @@ public record WorkerOptions(int concurrency, long lockDurationMs, long lockRenew
      * @return the defaults
      */
     public static WorkerOptions defaults() {
-        return new WorkerOptions(1, 30_000, 15_000, 30_000, 1, 60_000, 15_000, true);
+        return new WorkerOptions(1, 30_000, 15_000, 30_000, 1, 60_000, 15_000, true, 0, 1);
+    }
+
+    /** @return the worker's internal tasks: 4, and 5 with reserved slots (their fetch loop) */
+    int internalTasks() {
+        return INTERNAL_TASKS + (reservedSlots > 0 ? 1 : 0);
     }
 
     /**
      * @return how many tasks the worker's executor must be able to run at the same time:
-     *         {@code concurrency + 4} (processing slots, fetch loop, lock renewal, housekeeping, heartbeat)
+     *         {@code concurrency + 4} (processing slots, fetch loop, lock renewal, housekeeping, heartbeat), one more
+     *         with reserved slots (the reserved loop)
      */
     public int requiredThreads() {
-        return concurrency + INTERNAL_TASKS;
+        return concurrency + internalTasks();
     }
 
     /**
-     * @return how many pooled Redis connections the worker may use at the same time: {@code concurrency + 4};
-     *         size the client's pool to at least this plus what producers on the same client need
+     * @return how many pooled Redis connections the worker may use at the same time: {@code concurrency + 4}, one
+     *         more with reserved slots (the reserved loop blocks on a connection of its own); size the client's
+     *         pool to at least this plus what producers on the same client need
      */
     public int requiredConnections() {
-        return concurrency + INTERNAL_TASKS;
+        return concurrency + internalTasks();
     }
 
     /**
@@ -87,7 +117,7 @@ public record WorkerOptions(int concurrency, long lockDurationMs, long lockRenew
      */
     public WorkerOptions withConcurrency(int v) {
         return new WorkerOptions(v, lockDurationMs, lockRenewMs, stalledIntervalMs, maxStalledCount,
-                retentionTrimIntervalMs, heartbeatTtlMs, lockRenewal);
+                retentionTrimIntervalMs, heartbeatTtlMs, lockRenewal, reservedSlots, reservedMinPriority);
     }
 
     /**
@@ -96,7 +126,7 @@ public record WorkerOptions(int concurrency, long lockDurationMs, long lockRenew
      */
     public WorkerOptions withLockDurationMs(long v) {
         return new WorkerOptions(concurrency, v, lockRenewMs, stalledIntervalMs, maxStalledCount,
-                retentionTrimIntervalMs, heartbeatTtlMs, lockRenewal);
+                retentionTrimIntervalMs, heartbeatTtlMs, lockRenewal, reservedSlots, reservedMinPriority);
     }
 
     /**
@@ -105,7 +135,7 @@ public record WorkerOptions(int concurrency, long lockDurationMs, long lockRenew
      */
     public WorkerOptions withLockRenewMs(long v) {
         return new WorkerOptions(concurrency, lockDurationMs, v, stalledIntervalMs, maxStalledCount,
-                retentionTrimIntervalMs, heartbeatTtlMs, lockRenewal);
+                retentionTrimIntervalMs, heartbeatTtlMs, lockRenewal, reservedSlots, reservedMinPriority);
     }
 
     /**
@@ -114,7 +144,7 @@ public record WorkerOptions(int concurrency, long lockDurationMs, long lockRenew
      */
     public WorkerOptions withStalledIntervalMs(long v) {
         return new WorkerOptions(concurrency, lockDurationMs, lockRenewMs, v, maxStalledCount,
-                retentionTrimIntervalMs, heartbeatTtlMs, lockRenewal);
+                retentionTrimIntervalMs, heartbeatTtlMs, lockRenewal, reservedSlots, reservedMinPriority);
     }
 
     /**
@@ -123,7 +153,7 @@ public record WorkerOptions(int concurrency, long lockDurationMs, long lockRenew
      */
     public WorkerOptions withMaxStalledCount(int v) {
         return new WorkerOptions(concurrency, lockDurationMs, lockRenewMs, stalledIntervalMs, v,
-                retentionTrimIntervalMs, heartbeatTtlMs, lockRenewal);
+                retentionTrimIntervalMs, heartbeatTtlMs, lockRenewal, reservedSlots, reservedMinPriority);
     }
 
     /**
@@ -132,7 +162,7 @@ public record WorkerOptions(int concurrency, long lockDurationMs, long lockRenew
      */
     public WorkerOptions withRetentionTrimIntervalMs(long v) {
         return new WorkerOptions(concurrency, lockDurationMs, lockRenewMs, stalledIntervalMs, maxStalledCount,
-                v, heartbeatTtlMs, lockRenewal);
+                v, heartbeatTtlMs, lockRenewal, reservedSlots, reservedMinPriority);
     }
 
     /**
@@ -141,7 +171,7 @@ public record WorkerOptions(int concurrency, long lockDurationMs, long lockRenew
      */
     public WorkerOptions withHeartbeatTtlMs(long v) {
         return new WorkerOptions(concurrency, lockDurationMs, lockRenewMs, stalledIntervalMs, maxStalledCount,
-                retentionTrimIntervalMs, v, lockRenewal);
+                retentionTrimIntervalMs, v, lockRenewal, reservedSlots, reservedMinPriority);
     }
 
     /**
@@ -150,6 +180,21 @@ public record WorkerOptions(int concurrency, long lockDurationMs, long lockRenew
      */
     public WorkerOptions withLockRenewal(boolean v) {
         return new WorkerOptions(concurrency, lockDurationMs, lockRenewMs, stalledIntervalMs, maxStalledCount,
-                retentionTrimIntervalMs, heartbeatTtlMs, v);
+                retentionTrimIntervalMs, heartbeatTtlMs, v, reservedSlots, reservedMinPriority);
+    }
+
+    /**
+     * Reserved slots (issue 30, R42): {@code slots} of the {@code concurrency} slots take only jobs of priority
+     * {@code >= minPriority}. Set it after {@link #withConcurrency(int)}: the record checks
+     * {@code slots < concurrency}.
+     *
+     * @param slots       R, {@code 0 <= R < concurrency}; 0 = none
+     * @param minPriority P, 1-10
+     * @return a copy with {@code reservedSlots = slots}, {@code reservedMinPriority = minPriority}
+     * @throws IllegalArgumentException if a value is out of range
+     */
+    public WorkerOptions withReservedSlots(int slots, int minPriority) {
+        return new WorkerOptions(concurrency, lockDurationMs, lockRenewMs, stalledIntervalMs, maxStalledCount,
+                retentionTrimIntervalMs, heartbeatTtlMs, lockRenewal, slots, minPriority);
     }
 }

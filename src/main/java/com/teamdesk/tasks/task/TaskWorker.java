@@ -70,6 +70,18 @@ public class TaskWorker {
     @ConfigProperty(name = "teamdesk.worker.concurrency", defaultValue = "4")
     int concurrency;
 
+    /**
+     * Issue 30, R42: reserved slots of the {@code concurrency} that take only tasks of priority {@code >=}
+     * {@link #reservedMinPriority} (reminders, digests); unset = 1 when concurrency >= 2, else 0.
+     */
+    @Inject
+    @ConfigProperty(name = "teamdesk.worker.reserved-slots")
+    Optional<Integer> reservedSlots;
+
+    @Inject
+    @ConfigProperty(name = "teamdesk.worker.reserved-min-priority", defaultValue = "5")
+    int reservedMinPriority;
+
     @Inject
     @ConfigProperty(name = "teamdesk.worker.lock-duration-ms", defaultValue = "30000")
     long lockDurationMs;
@@ -127,13 +139,16 @@ public class TaskWorker {
             if (stopped) {
                 return;
             }
-            Worker w = new Worker(redis.redis(), redis.prefix(), redis.queueName(), options(), processor, executor);
+            int reserved = reservedSlots();
+            Worker w = new Worker(redis.redis(), redis.prefix(), redis.queueName(), options(reserved), processor,
+                    executor);
             w.addListener(listener);
             w.setFetchGate(breaker); // issue 28: no fetching while the ledger is unreachable
             w.start();
             worker = w;
             installSigtermDrain();
-            LOG.info(() -> "task.worker " + w.workerId() + " started, concurrency " + concurrency);
+            LOG.info(() -> "task.worker " + w.workerId() + " started, concurrency " + concurrency + ", reserved slots "
+                    + reserved + " for priority >= " + reservedMinPriority);
         }
     }
 
@@ -240,9 +255,25 @@ public class TaskWorker {
         return enabled;
     }
 
-    private WorkerOptions options() {
+    /**
+     * @return {@code teamdesk.worker.reserved-slots}, or its default: 1 when concurrency >= 2, else 0; a value that
+     *         leaves no general slot (or is negative) is logged and lowered to {@code concurrency - 1} (or 0), so
+     *         that a misconfigured instance still runs every kind
+     */
+    int reservedSlots() {
+        int wanted = reservedSlots.orElse(concurrency >= 2 ? 1 : 0);
+        int allowed = Math.max(0, Math.min(wanted, concurrency - 1));
+        if (allowed != wanted) {
+            LOG.warning(() -> "teamdesk.worker.reserved-slots " + wanted + " must be 0 to concurrency - 1 ("
+                    + (concurrency - 1) + "); using " + allowed);
+        }
+        return allowed;
+    }
+
+    private WorkerOptions options(int reserved) {
         return WorkerOptions.defaults()
                 .withConcurrency(concurrency)
+                .withReservedSlots(reserved, reservedMinPriority)
                 .withLockDurationMs(lockDurationMs)
                 .withLockRenewMs(lockRenewMs)
                 .withStalledIntervalMs(stalledIntervalMs)

@@ -8,6 +8,7 @@ import com.teamdesk.tasks.it.support.Api;
 import com.teamdesk.tasks.it.support.Poll;
 import com.teamdesk.tasks.it.support.Tokens;
 import com.teamdesk.tasks.it.support.Sweeps;
+import com.teamdesk.tasks.it.support.TaskRequests;
 import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.platform.RedisResources;
 import com.teamdesk.tasks.queue.GroupInfo;
@@ -53,13 +54,17 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * kind-blind pause point {@link PausePoint#AFTER_CLAIM} by a gate of its task; the test frees slots one by one
  * and sees which task each freed slot claims next. With the one FIFO list of before, the flooding team's
  * next tasks would take those slots and the other team's task would never arrive at its gate.
+ *
+ * <p>The worker keeps one of its slots for urgent kinds (R42: {@code teamdesk.worker.reserved-slots} 1, priority
+ * {@code >= 5}): exports (priority 0) use the other {@code slots - 1}, the general slots, and a reminder is
+ * claimed and completes while A's exports hold every one of them.
  */
 @ExtendWith(ArquillianExtension.class)
 class FairShareIT {
 
     @Deployment
     static WebArchive deployment() {
-        return TestDeployments.app(Map.of("teamdesk.timers.enabled", "false"),
+        return TestDeployments.app(Map.of("teamdesk.timers.enabled", "false", "teamdesk.worker.reserved-slots", "1"),
                 FairShareIT.class, EngineFixtures.class, GatedPausePoints.class, RecordingJob.class);
     }
 
@@ -87,6 +92,11 @@ class FairShareIT {
     @ConfigProperty(name = "teamdesk.worker.concurrency")
     int slots;
 
+    /** The slots exports may take: all but the reserved one (R42). */
+    private int general() {
+        return slots - 1;
+    }
+
     private final List<UUID> created = new ArrayList<>();
     private final Map<UUID, GatedPausePoints.Gate> gate = new HashMap<>();
 
@@ -99,9 +109,13 @@ class FairShareIT {
         }
     }
 
-    /** Team A floods (slots + 4 exports), then team B asks for one digest: B takes the second slot freed. */
+    /**
+     * Team A floods (general slots + 4 exports), then team B asks for one export: B takes the second general slot
+     * freed (an export is no urgent kind: the reserved slot does not take it).
+     */
     @Test
     void aFloodingTeamAndATeamWithOneTaskTakeTurnsForTheNextSlots() throws Exception {
+        int slots = general();
         EngineFixtures.TestTeam a = fx.newTeam();
         EngineFixtures.TestTeam b = fx.newTeam();
         fx.tickets(a, 3, "Flood ticket");
@@ -110,13 +124,13 @@ class FairShareIT {
         for (int i = 0; i < slots + 4; i++) {
             flood.add(scheduled(a, "EXPORT"));
         }
-        UUID other = scheduled(b, "DIGEST");
+        UUID other = scheduled(b, "EXPORT");
 
         for (int i = 0; i < slots; i++) {
             dispatch(flood.get(i));
         }
         for (int i = 0; i < slots; i++) {
-            gate.get(flood.get(i)).awaitArrival(); // every slot is held by one of A's tasks
+            gate.get(flood.get(i)).awaitArrival(); // every general slot is held by one of A's tasks
         }
         for (int i = slots; i < flood.size(); i++) {
             dispatch(flood.get(i)); // A's lane: 4 waiting
@@ -130,7 +144,7 @@ class FairShareIT {
         assertEquals(String.format(java.util.Locale.ROOT, TaskJson.BEHIND_TEAM, 3), behind.getString("waitingReason"),
                 "3 of A's tasks wait ahead of its last: " + behind);
         assertTrue(behind.isNull("waitingUntil"), behind.toString());
-        assertNull(limits.waiting(b.id(), TaskKind.of("DIGEST"), TaskJobId.of(other, 0)),
+        assertNull(limits.waiting(b.id(), TaskKind.of("EXPORT"), TaskJobId.of(other, 0)),
                 "B's only task waits behind nothing of its own team");
 
         gate.get(flood.get(0)).release();
@@ -143,15 +157,20 @@ class FairShareIT {
         }
     }
 
-    /** Within one team a digest (priority 5) goes before the exports (priority 0) that waited before it. */
+    /**
+     * Within one team a digest (priority 5) goes before the exports (priority 0) that waited before it: with the
+     * reserved slot held by another digest, the first general slot freed takes it.
+     */
     @Test
     void withinATeamTheHigherPriorityKindGoesFirst() throws Exception {
+        int slots = general();
         EngineFixtures.TestTeam a = fx.newTeam();
         fx.tickets(a, 3, "Priority ticket");
         List<UUID> exports = new ArrayList<>();
         for (int i = 0; i < slots + 2; i++) {
             exports.add(scheduled(a, "EXPORT"));
         }
+        UUID holder = scheduled(a, "DIGEST");
         UUID digest = scheduled(a, "DIGEST");
         for (int i = 0; i < slots; i++) {
             dispatch(exports.get(i));
@@ -159,6 +178,8 @@ class FairShareIT {
         for (int i = 0; i < slots; i++) {
             gate.get(exports.get(i)).awaitArrival();
         }
+        dispatch(holder);
+        gate.get(holder).awaitArrival(); // the reserved slot: every slot is held now
         dispatch(exports.get(slots));
         dispatch(exports.get(slots + 1));
         dispatch(digest); // last to wait, first to be served
@@ -167,6 +188,53 @@ class FairShareIT {
         gate.get(digest).awaitArrival();
         assertEquals(0, gates.arrivals(PausePoint.AFTER_CLAIM, exports.get(slots)), "the older export still waits");
         assertEquals(0, gates.arrivals(PausePoint.AFTER_CLAIM, exports.get(slots + 1)));
+    }
+
+    /**
+     * R42 (issue 30, P8): team A's exports hold every general slot and more of them wait; team B's reminder
+     * (priority 5) is still claimed, by the reserved slot, and completes while A's are all held. Without the
+     * reserve it would wait for one of A's exports to end.
+     */
+    @Test
+    void aReminderIsClaimedAndCompletesWhileAnotherTeamsExportsHoldEveryGeneralSlot() throws Exception {
+        int slots = general();
+        EngineFixtures.TestTeam a = fx.newTeam();
+        EngineFixtures.TestTeam b = fx.newTeam();
+        fx.tickets(a, 3, "Flood ticket");
+        UUID ticket = fx.tickets(b, 1, "Reminder ticket").get(0);
+        List<UUID> flood = new ArrayList<>();
+        for (int i = 0; i < slots + 3; i++) {
+            flood.add(scheduled(a, "EXPORT"));
+        }
+        for (int i = 0; i < slots; i++) {
+            dispatch(flood.get(i));
+        }
+        for (int i = 0; i < slots; i++) {
+            gate.get(flood.get(i)).awaitArrival(); // every general slot is held by one of A's exports
+        }
+        for (int i = slots; i < flood.size(); i++) {
+            dispatch(flood.get(i)); // and 3 more wait
+        }
+        String runAt = OffsetDateTime.now(ZoneOffset.UTC).plusHours(1).toString();
+        UUID reminder = tasks.create(b.staff(), b.id(),
+                TaskRequests.reminder(ticket.toString(), "Please look at this", "TEAM_STAFF", runAt)).id();
+        created.add(reminder);
+        gate.put(reminder, gates.gate(PausePoint.AFTER_CLAIM, reminder, 1));
+        dispatch(reminder);
+
+        gate.get(reminder).awaitArrival(); // claimed, while A holds every general slot
+        gate.get(reminder).release();
+        Poll.until(() -> ledger.find(reminder).orElseThrow().status() == TaskStatus.COMPLETED,
+                Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S), "B's reminder completes while A's exports are held");
+        for (int i = 0; i < slots; i++) {
+            assertEquals(1, gates.arrivals(PausePoint.AFTER_CLAIM, flood.get(i)));
+            assertTrue(ledger.find(flood.get(i)).orElseThrow().status() != TaskStatus.COMPLETED,
+                    "A's export " + i + " still holds its slot");
+        }
+        for (int i = slots; i < flood.size(); i++) {
+            assertEquals(0, gates.arrivals(PausePoint.AFTER_CLAIM, flood.get(i)),
+                    "A's waiting export " + i + " took no slot: the reserved slot is not for exports");
+        }
     }
 
     /**
