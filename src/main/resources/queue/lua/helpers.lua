@@ -73,6 +73,9 @@ local function enqueueFirst(waitKey, lanesKey, seqKey, jobId, group, priority)
     return enqueue(waitKey, lanesKey, seqKey, jobId, group, priority)
   end
   rcall('ZADD', laneKey, int(tonumber(head[2]) - 1), jobId)
+  if (tonumber(priority) or 0) > 0 then
+    rcall('ZADD', lanesKey .. '-urgent', '0', '0') -- wakes a blocked reserved loop, as enqueue does (R42)
+  end
   return false
 end
 
