@@ -148,7 +148,7 @@ public class TaskWorker {
             worker = w;
             installSigtermDrain();
             LOG.info(() -> "task.worker " + w.workerId() + " started, concurrency " + concurrency + ", reserved slots "
-                    + reserved + " for priority >= " + reservedMinPriority);
+                    + reserved + " for priority >= " + reservedMinPriority());
         }
     }
 
@@ -270,10 +270,25 @@ public class TaskWorker {
         return allowed;
     }
 
+    /**
+     * @return {@code teamdesk.worker.reserved-min-priority}, lowered or raised into 1-10 (logged) when outside it,
+     *         so that a misconfigured instance still starts its worker
+     */
+    int reservedMinPriority() {
+        int allowed = Math.max(com.teamdesk.tasks.queue.JobOptions.MIN_PRIORITY + 1,
+                Math.min(reservedMinPriority, com.teamdesk.tasks.queue.JobOptions.MAX_PRIORITY));
+        if (allowed != reservedMinPriority) {
+            LOG.warning(() -> "teamdesk.worker.reserved-min-priority " + reservedMinPriority + " must be "
+                    + (com.teamdesk.tasks.queue.JobOptions.MIN_PRIORITY + 1) + " to "
+                    + com.teamdesk.tasks.queue.JobOptions.MAX_PRIORITY + "; using " + allowed);
+        }
+        return allowed;
+    }
+
     private WorkerOptions options(int reserved) {
         return WorkerOptions.defaults()
                 .withConcurrency(concurrency)
-                .withReservedSlots(reserved, reservedMinPriority)
+                .withReservedSlots(reserved, reservedMinPriority())
                 .withLockDurationMs(lockDurationMs)
                 .withLockRenewMs(lockRenewMs)
                 .withStalledIntervalMs(stalledIntervalMs)
