@@ -176,6 +176,8 @@ class LifecycleIT {
         try (ClientQueue q = new ClientQueue(prefix);
                 ServerProcess server = ServerProcess.start("deadline", env(prefix, Map.of(
                         "TEAMDESK_WORKER_CONCURRENCY", "2",
+                        // both slots hold an export: none reserved for reminders (R42's default is 1 of 2)
+                        "TEAMDESK_WORKER_RESERVED_SLOTS", "0",
                         "TEAMDESK_WORKER_SHUTDOWN_GRACE_MS", Long.toString(DEADLINE_GRACE.toMillis()))))) {
             String workerId = ServerProcess.checkData(server.awaitReady(READY)).getString("worker").substring(3);
             Map<UUID, String> before = new HashMap<>();
@@ -232,6 +234,8 @@ class LifecycleIT {
             Map<UUID, String> leases = new HashMap<>();
             try (ServerProcess first = ServerProcess.start("crash", env(prefix, Map.of(
                     "TEAMDESK_WORKER_CONCURRENCY", "2",
+                        // both slots hold an export: none reserved for reminders (R42's default is 1 of 2)
+                        "TEAMDESK_WORKER_RESERVED_SLOTS", "0",
                     "TEAMDESK_WORKER_LOCK_DURATION_MS", "2000",
                     "TEAMDESK_WORKER_LOCK_RENEW_MS", "500",
                     "TEAMDESK_WORKER_STALLED_INTERVAL_MS", "1000")))) {
