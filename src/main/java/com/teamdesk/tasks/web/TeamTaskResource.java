@@ -6,6 +6,7 @@ import com.teamdesk.tasks.task.RequestField;
 import com.teamdesk.tasks.task.TaskKinds;
 import com.teamdesk.tasks.task.TaskService;
 import jakarta.annotation.security.RolesAllowed;
+import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonObject;
 import jakarta.ws.rs.Consumes;
@@ -29,7 +30,12 @@ import java.util.stream.Collectors;
 import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
-/** Tasks of a team: {@code /api/v1/teams/{teamId}/tasks} (create, list, follow live). */
+/**
+ * Tasks of a team: {@code /api/v1/teams/{teamId}/tasks} (create, list, follow live). One instance for the
+ * application (no per-request resource instance and injection on the API's busiest path, issue 33): the request's
+ * headers come as a parameter.
+ */
+@ApplicationScoped
 @Path("teams/{teamId}/tasks")
 @RolesAllowed(RestApplication.MEMBER)
 @Produces(MediaType.APPLICATION_JSON)
@@ -55,9 +61,6 @@ public class TeamTaskResource {
     @Inject
     TaskStreams streams;
 
-    @Context
-    HttpHeaders headers;
-
     /**
      * Asks for a task of any registered kind ({@code GET /api/v1/kinds}), now or at {@code runAt} (R24), at
      * most once per {@code Idempotency-Key} (R25).
@@ -71,7 +74,7 @@ public class TeamTaskResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Operation(summary = "Create a task of a registered kind (202 Accepted); runAt schedules it; Idempotency-Key submits it once")
-    public Response create(@PathParam("teamId") String teamId, InputStream body) {
+    public Response create(@PathParam("teamId") String teamId, @Context HttpHeaders headers, InputStream body) {
         UUID team = RequestInput.pathId(teamId, "team.not_found");
         List<RequestField> fields = kinds.requestFields();
         JsonObject o = RequestInput.object(body, headers.getMediaType(),
