@@ -3,6 +3,7 @@
 import { api, download, kinds, openStream } from './api.js';
 import { h, fill, time, empty, failed, table, field, say, describe, isoLocal, ZONE } from './ui.js';
 import * as schedules from './schedules.js';
+import { renderTimeline } from './timeline.js';
 
 const STATUS_WORDS = {
   WAITING: 'Waiting', RUNNING: 'Running', COMPLETED: 'Completed', FAILED: 'Failed', CANCELLED: 'Cancelled',
@@ -18,6 +19,9 @@ let ticketCursor = null;
 let remindTicket = null;
 let root;
 let kindInfo = new Map(); // kind -> {label, fields, actions}, from GET /api/v1/kinds
+// Open timelines (issue 32): task id -> {key, el}; kept across the list's re-renders, reloaded when the task's
+// status or run changes (not on every progress event).
+const timelines = new Map();
 
 /** Builds the member view for the signed-in user's profile (GET /me). */
 export function mount(el, profile) {
@@ -375,6 +379,9 @@ function taskRow(t) {
   if (t.links && t.links.cancel) {
     actions.push(h('button.task-cancel', { type: 'button', onclick: () => act(t, 'cancel') }, 'Cancel'));
   }
+  const open = timelines.get(t.id);
+  actions.push(h('button.task-history', { type: 'button', 'aria-expanded': open ? 'true' : 'false',
+    onclick: () => toggleTimeline(t) }, open ? 'Hide history' : 'History'));
   return h('li.task#task-' + t.id, { 'data-status': t.status },
     h('div.task-head',
       h('strong', what), ' ',
@@ -392,7 +399,23 @@ function taskRow(t) {
     t.waitingReason ? h('p.task-waiting.muted', t.waitingReason,
       t.waitingUntil ? h('span', ' (', time(t.waitingUntil), ' your time)') : null) : null,
     t.lastError ? h('p.task-error', 'What happened: ', t.lastError) : null,
-    actions.length ? h('div.actions', actions) : null);
+    actions.length ? h('div.actions', actions) : null,
+    open ? timelineOf(t, open) : null);
+}
+
+function toggleTimeline(t) {
+  if (timelines.has(t.id)) timelines.delete(t.id);
+  else timelines.set(t.id, { key: null, el: h('div.task-timeline#timeline-' + t.id) });
+  renderTasks();
+}
+
+function timelineOf(t, open) {
+  const key = t.status + ' ' + t.run;
+  if (open.key !== key) {
+    open.key = key;
+    renderTimeline(open.el, t, me.id);
+  }
+  return open.el;
 }
 
 async function act(t, action) {

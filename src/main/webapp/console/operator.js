@@ -2,7 +2,8 @@
 // pause/resume/run-now, teams' waiting and running tasks with their caps (issue 30), every team's schedules with
 // the due-but-not-materialised ones and a pause (issue 31), failed tasks with bulk retry, a task's detail. The
 // admin API has no
-// stream, so the figures are refreshed every 2 s while the view is shown.
+// stream, so the figures are refreshed every 2 s while the view is shown. Executions and incidents (issue 32) load on
+// demand.
 import { api, kinds } from './api.js';
 import { h, fill, time, duration, empty, failed, table, field, say, describe } from './ui.js';
 
@@ -47,6 +48,20 @@ export function mount(el) {
         field('Older than', h('input#ops-bulk-older', { type: 'text', placeholder: 'e.g. PT10M' })),
         h('div.actions', h('button#ops-bulk-retry', { type: 'submit' }, 'Retry failed tasks (up to 100)'))),
       h('div#ops-failed')),
+    h('section.card', { 'aria-labelledby': 'ops-incidents-title' }, h('h2#ops-incidents-title', 'Executions and incidents'),
+      h('p.hint', 'Every execution (claim) on the record, across teams. Stalled: its server stopped writing and the'
+        + ' recovery sweep took its lease. Taken over: another execution of the same run claimed it. Not refreshed'
+        + ' every 2 s: press Show.'),
+      h('form#ops-incidents-form.filters', { onsubmit: e => { e.preventDefault(); showIncidents(); } },
+        field('Ran in the last', h('select#ops-inc-range',
+          [['PT1H', 'hour'], ['PT24H', '24 hours'], ['P7D', '7 days']].map(([v, t]) => h('option', { value: v }, t)))),
+        field('Outcome', h('select#ops-inc-outcome',
+          [['STALLED,TAKEN_OVER', 'stalled or taken over'], ['FAILED,REJECTED,TIMED_OUT', 'failed, rejected, timed out'],
+            ['CANCELLED', 'cancelled'], ['COMPLETED', 'completed'], ['RUNNING', 'still running'], ['', 'any']]
+            .map(([v, t]) => h('option', { value: v }, t)))),
+        field('Worker', h('input#ops-inc-worker', { type: 'text', autocomplete: 'off', placeholder: 'any' })),
+        h('div.actions', h('button#ops-inc-show', { type: 'submit' }, 'Show'))),
+      h('div#ops-incidents')),
     h('section.card', { 'aria-labelledby': 'ops-detail-title' }, h('h2#ops-detail-title', 'Task detail'),
       h('form#ops-detail-form.filters', { onsubmit: e => { e.preventDefault(); showTask(); } },
         field('Task id', h('input#ops-task-id', { type: 'text', autocomplete: 'off', required: true })),
@@ -279,6 +294,40 @@ async function bulkRetry() {
     say(`Retried ${r.retried.length}, skipped ${r.skipped.length}.`);
     refresh();
   } catch (e) {
+    say(describe(e), true);
+  }
+}
+
+// Issue 32 (R44): executions across teams in a time range, counted by outcome, then the matching ones.
+async function showIncidents() {
+  const box = document.getElementById('ops-incidents');
+  const q = new URLSearchParams({ from: document.getElementById('ops-inc-range').value });
+  const outcome = document.getElementById('ops-inc-outcome').value;
+  const worker = document.getElementById('ops-inc-worker').value.trim();
+  if (worker) q.set('worker', worker);
+  const filtered = new URLSearchParams(q);
+  if (outcome) filtered.set('outcome', outcome);
+  filtered.set('limit', '100');
+  try {
+    const [summary, page] = await Promise.all([api('/api/v1/admin/executions/summary?' + q),
+      api('/api/v1/admin/executions?' + filtered)]);
+    fill(box,
+      summary.counts.length
+        ? h('dl.figures#ops-inc-counts', summary.counts.flatMap(c =>
+          [h('dt', c.outcome.toLowerCase().replace('_', ' ')), h('dd', { 'data-outcome': c.outcome },
+            `${c.count} on ${c.workers} worker${c.workers === 1 ? '' : 's'}`)]))
+        : empty('No execution ran in this range.'),
+      page.items.length
+        ? table('Executions', ['Task', 'Kind', 'Run', 'Attempt', 'Worker', 'Started', 'Took', 'Outcome', 'Taken over by'],
+          page.items.map(e => h('tr.ops-inc-row', { 'data-outcome': e.outcome || 'RUNNING' },
+            h('td', taskLink(e.taskId)), h('td', e.kind), h('td.num', String(e.run + 1)), h('td.num', String(e.attempt)),
+            h('td.mono', e.worker || '—'), h('td', time(e.claimedAt)), h('td', duration(e.durationMs)),
+            h('td', e.outcome || 'running', e.cause ? h('div.muted', e.cause) : null),
+            h('td.mono', e.takenOverBy ? e.takenOverBy.slice(0, 8) : '—'))))
+        : empty('No execution matches.'),
+      page.nextCursor ? h('p.muted', 'The newest 100 are shown; narrow the range or the worker.') : null);
+  } catch (e) {
+    fill(box, failed(e, showIncidents));
     say(describe(e), true);
   }
 }

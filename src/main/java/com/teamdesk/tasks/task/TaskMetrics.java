@@ -27,6 +27,9 @@ public class TaskMetrics {
     private static final Logger LOG = Logger.getLogger(TaskMetrics.class.getName());
     /** How long a read of the queue's counts is reused by the gauges, in ms. */
     private static final long QUEUE_COUNTS_TTL_MS = 2_000;
+    /** The outcomes of {@code teamdesk_task_executions_total} registered at startup (zeros rather than gaps). */
+    private static final java.util.List<String> EXECUTION_OUTCOMES = java.util.List.of("completed", "failed",
+            "rejected", "timed_out", "cancelled", "stalled", "taken_over", "deferred", "lease_lost");
 
     @Inject
     MetricRegistry registry;
@@ -56,6 +59,11 @@ public class TaskMetrics {
             counter("teamdesk_tasks_completed", "Runs completed", "kind", kind.name());
             counter("teamdesk_tasks_failed", "Runs failed for good", "kind", kind.name());
             counter("teamdesk_tasks_cancelled", "Tasks cancelled", "kind", kind.name());
+            for (String outcome : EXECUTION_OUTCOMES) {
+                registry.counter(Metadata.builder().withName("teamdesk_task_executions")
+                        .withDescription("Executions ended on this instance's worker, by kind and outcome").build(),
+                        new Tag("kind", kind.name()), new Tag("outcome", outcome));
+            }
         }
         for (String cause : java.util.List.of("database", "redis")) {
             deferred(cause, 0);
@@ -96,6 +104,23 @@ public class TaskMetrics {
         registry.timer(Metadata.builder().withName("teamdesk_task_run_duration")
                 .withDescription("Duration of one execution, claim to end").build(), new Tag("kind", kind.name()))
                 .update(d);
+    }
+
+    /**
+     * Issue 32: one execution of this instance's worker ended, as the worker saw it: its outcome (R43's names;
+     * {@code DEFERRED} for an execution an outage deferred (R35), {@code LEASE_LOST} when its lease was gone and
+     * the history could not say why) and its duration from claim to end.
+     *
+     * @param outcome an {@link ExecutionOutcome} name, {@code DEFERRED} or {@code LEASE_LOST}
+     */
+    public void executionEnded(TaskKind kind, String outcome, Duration d) {
+        String o = outcome.toLowerCase(java.util.Locale.ROOT);
+        registry.counter(Metadata.builder().withName("teamdesk_task_executions")
+                .withDescription("Executions ended on this instance's worker, by kind and outcome").build(),
+                new Tag("kind", kind.name()), new Tag("outcome", o)).inc();
+        registry.timer(Metadata.builder().withName("teamdesk_task_execution_duration")
+                .withDescription("Duration of one execution, claim to end, by outcome").build(), new Tag("outcome", o))
+                .update(d.isNegative() ? Duration.ZERO : d);
     }
 
     /** The first claim of a run: time from the run's creation ({@code runAt}) to its claim. */

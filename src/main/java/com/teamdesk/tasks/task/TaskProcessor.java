@@ -85,6 +85,9 @@ public class TaskProcessor implements JobProcessor {
     @Inject
     TaskMetrics metrics;
 
+    @Inject
+    TaskReads reads;
+
     @Override
     public void process(Job job) throws Exception {
         TaskJobId jobId = TaskJobId.parse(job.id());
@@ -107,22 +110,52 @@ public class TaskProcessor implements JobProcessor {
         }
         Execution execution = new Execution(task, lease, job, ledger, clock, pausePoints, System::nanoTime,
                 leaseCheckMs);
+        String outcome = null; // null: the lease was lost, the history says why (resolved in finally)
         try {
             execution.pause(PausePoint.AFTER_CLAIM);
             kinds.run(execution);
             metrics.completed(task.kind());
+            outcome = ExecutionOutcome.COMPLETED.name();
         } catch (LeaseLost e) {
             metrics.leaseLost();
             LOG.info(() -> "task.lease_lost " + jobId + ": " + e.getMessage());
         } catch (Exception e) {
             Optional<RuntimeException> fault = infrastructureFault(jobId, "execution", e);
             if (fault.isPresent()) {
+                outcome = DEFERRED;
                 throw fault.get();
             }
-            onFailure(execution, job, e);
+            outcome = failureOutcome(e).name();
+            if (!onFailure(execution, job, e)) {
+                outcome = null;
+            }
         } finally {
-            metrics.runDuration(task.kind(), Duration.ofNanos(System.nanoTime() - started));
+            Duration took = Duration.ofNanos(System.nanoTime() - started);
+            metrics.runDuration(task.kind(), took);
+            metrics.executionEnded(task.kind(), outcome != null ? outcome : lostTo(lease), took);
         }
+    }
+
+    /** The metric's outcome of an execution an outage deferred (R35): its history entry stays open until a claim. */
+    private static final String DEFERRED = "DEFERRED";
+
+    /**
+     * Issue 32: why an execution's lease was lost, as its history entry says (R43: the statement that took
+     * it closed it): TAKEN_OVER, CANCELLED, STALLED; {@code LEASE_LOST} when that cannot be read. One read, only
+     * after a lease loss.
+     */
+    private String lostTo(Lease lease) {
+        try {
+            return reads.outcomeOf(lease.executionId()).map(Enum::name).orElse("LEASE_LOST");
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "execution outcome read", e);
+            return "LEASE_LOST";
+        }
+    }
+
+    private static ExecutionOutcome failureOutcome(Exception error) {
+        return error instanceof TaskRejected ? ExecutionOutcome.REJECTED
+                : error instanceof RunTimedOut ? ExecutionOutcome.TIMED_OUT : ExecutionOutcome.FAILED;
     }
 
     /**
@@ -175,8 +208,12 @@ public class TaskProcessor implements JobProcessor {
         return Optional.empty();
     }
 
-    /** R11/R12: classify, report under the lease, rethrow only when the report was allowed. */
-    private void onFailure(Execution execution, Job job, Exception error) throws Exception {
+    /**
+     * R11/R12: classify, report under the lease, rethrow only when the report was allowed.
+     *
+     * @return false when the lease was no longer held (nothing reported); otherwise it throws
+     */
+    private boolean onFailure(Execution execution, Job job, Exception error) throws Exception {
         Lease lease = execution.lease();
         boolean rejected = error instanceof TaskRejected;
         boolean isFinal = rejected || policy.isFinal(job.attemptsMade());
@@ -186,8 +223,7 @@ public class TaskProcessor implements JobProcessor {
         boolean reported;
         try {
             execution.pause(PausePoint.BEFORE_FAILURE_REPORT);
-            reported = ledger.reportFailure(lease, isFinal, lastError, rejected ? ExecutionOutcome.REJECTED
-                    : error instanceof RunTimedOut ? ExecutionOutcome.TIMED_OUT : ExecutionOutcome.FAILED, clock.instant());
+            reported = ledger.reportFailure(lease, isFinal, lastError, failureOutcome(error), clock.instant());
         } catch (RuntimeException reportError) {
             // The ledger could not be written: still tell the queue, the 2-minute sweep heals the row (R19).
             error.addSuppressed(reportError);
@@ -196,7 +232,7 @@ public class TaskProcessor implements JobProcessor {
         }
         if (!reported) {
             LOG.info(() -> "task.failure_report skipped " + job.id() + ": lease no longer held (" + error + ")");
-            return;
+            return false;
         }
         LOG.log(isFinal ? Level.WARNING : Level.INFO, "task.execution_failed {0} attempt {1} final={2}: {3}",
                 new Object[] {job.id(), lease.attempts(), isFinal, error.toString()});

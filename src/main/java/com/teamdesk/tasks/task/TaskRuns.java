@@ -2,6 +2,7 @@ package com.teamdesk.tasks.task;
 
 import com.teamdesk.tasks.common.ConflictException;
 import com.teamdesk.tasks.common.ForbiddenException;
+import com.teamdesk.tasks.common.Jsons;
 import com.teamdesk.tasks.common.NotFoundException;
 import com.teamdesk.tasks.platform.Transactions;
 import com.teamdesk.tasks.platform.TxSite;
@@ -55,6 +56,14 @@ public class TaskRuns {
     @Inject
     TaskMetrics metrics;
 
+    @Inject
+    com.teamdesk.tasks.team.SystemEventService events;
+
+    /** System event of a member's retry (issue 32: the task's timeline); payload {@code {"run": the new run}}. */
+    public static final String RETRIED_EVENT = "task.retried";
+    /** System event of a member's cancel (issue 32); payload {@code {"run": the cancelled run}}. */
+    public static final String CANCELLED_EVENT = "task.cancelled";
+
     /**
      * R15/R16 manual retry: a new run {@code run + 1} of a FAILED or CANCELLED task (R23), dispatched
      * at once. Answers "accepted", not "file ready".
@@ -96,7 +105,9 @@ public class TaskRuns {
                     return earlier;
                 }
             }
-            ledger.retry(taskId, task.run(), now).orElseThrow(() -> notFailed(task));
+            BackgroundTask retried = ledger.retry(taskId, task.run(), now).orElseThrow(() -> notFailed(task));
+            events.append(retried.teamId(), RETRIED_EVENT, callerId, taskId, Jsons.PROVIDER.createObjectBuilder()
+                    .add("run", retried.run()).build(), now);
             return Optional.<IdempotencyKeys.Stored>empty();
         });
         if (raced.isPresent()) {
@@ -133,6 +144,8 @@ public class TaskRuns {
                 }
             }
             Optional<BackgroundTask> row = ledger.cancel(taskId, callerId, CANCELLED_MESSAGE, now);
+            row.ifPresent(t -> events.append(t.teamId(), CANCELLED_EVENT, callerId, taskId,
+                    Jsons.PROVIDER.createObjectBuilder().add("run", t.run()).build(), now));
             if (row.isEmpty()) {
                 BackgroundTask current = ledger.find(taskId).orElseThrow(TaskService::taskNotFound);
                 if (current.status() != TaskStatus.CANCELLED) {

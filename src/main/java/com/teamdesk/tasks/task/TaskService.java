@@ -73,6 +73,9 @@ public class TaskService {
     @Inject
     TaskMetrics metrics;
 
+    @Inject
+    com.teamdesk.tasks.team.SystemEventService events;
+
     /**
      * Creates a task (WAITING, run 0) and dispatches it at once unless it is scheduled for later
      * ({@code runAt}, R24: the dispatch sweep hands it to the queue when due). The kind's
@@ -215,6 +218,24 @@ public class TaskService {
         List<TaskExecution> rows = reads.executions(taskId, after == null ? null : after.createdAt(),
                 after == null ? null : after.id(), n + 1);
         return KeysetCursor.page(rows, n, TaskExecution::claimedAt, TaskExecution::executionId);
+    }
+
+    /** The system events a task's timeline shows (issue 32): members' retries and cancels, operators' retries. */
+    public static final List<String> ACTION_EVENTS = List.of(TaskRuns.RETRIED_EVENT, TaskRuns.CANCELLED_EVENT, "admin.task.retried");
+
+    /**
+     * Issue 32: one page of what people did to a task the caller may see (the visibility of {@link #get}):
+     * retries and cancels, newest first, with who and when.
+     *
+     * @param limit  1-500, null = 50
+     * @param cursor opaque cursor from the previous page, or null
+     * @throws NotFoundException     ({@code task.not_found}) when missing, of another team, or not visible
+     * @throws InvalidInputException bad limit or cursor
+     */
+    public Page<com.teamdesk.tasks.team.SystemEventRow> actions(UUID callerId, UUID taskId, Integer limit,
+            String cursor) {
+        visible(callerId, taskId);
+        return events.ofTask(taskId, ACTION_EVENTS, limit, cursor);
     }
 
     /**

@@ -55,4 +55,32 @@ public class JdbcSystemEventReader {
             throw new IllegalStateException("system event read failed: " + e.getMessage(), e);
         }
     }
+
+    /**
+     * A task's events of the given kinds, newest first (issue 32: the task's timeline).
+     *
+     * @param kinds    the event kinds to read (non-empty)
+     * @param beforeId only events with a smaller id (the previous page's last), or null
+     * @param limit    rows to read (&gt; 0)
+     */
+    public List<SystemEventRow> ofTask(UUID taskId, List<String> kinds, Long beforeId, int limit) {
+        String sql = "SELECT id, team_id, kind, ticket_id, actor_id, task_id, payload::text, created_at"
+                + " FROM system_event WHERE task_id = ? AND kind IN (" + String.join(", ",
+                        java.util.Collections.nCopies(kinds.size(), "?")) + ")"
+                + (beforeId == null ? "" : " AND id < ?") + " ORDER BY id DESC LIMIT ?";
+        List<Object> args = new ArrayList<>();
+        args.add(taskId);
+        args.addAll(kinds);
+        if (beforeId != null) {
+            args.add(beforeId);
+        }
+        args.add(limit);
+        try {
+            return Jdbc.query(dataSource, sql, rs -> new SystemEventRow(rs.getLong(1), Jdbc.uuid(rs, 2), rs.getString(3),
+                    Jdbc.uuid(rs, 4), Jdbc.uuid(rs, 5), Jdbc.uuid(rs, 6), rs.getString(7),
+                    Jdbc.offsetDateTime(rs, 8).toInstant()), args.toArray());
+        } catch (SQLException e) {
+            throw new IllegalStateException("system event read failed: " + e.getMessage(), e);
+        }
+    }
 }

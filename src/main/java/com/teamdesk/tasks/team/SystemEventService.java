@@ -60,7 +60,24 @@ public class SystemEventService {
                 throw new InvalidInputException("filters.invalid", "ticketId must be a UUID.");
             }
         }
-        List<SystemEventRow> rows = reader.list(teamId, ticket, decode(cursor), n + 1);
+        return page(reader.list(teamId, ticket, decode(cursor), n + 1), n);
+    }
+
+    /**
+     * One page of a task's events of the given kinds, newest first (issue 32: who retried or cancelled it,
+     * and when). No access check here: the caller has checked that its caller may see the task.
+     *
+     * @param kinds  the event kinds to read (non-empty)
+     * @param limit  1-500, null = 50
+     * @param cursor opaque cursor of the previous page, or null
+     * @throws InvalidInputException ({@code page.limit}, {@code page.cursor})
+     */
+    public Page<SystemEventRow> ofTask(UUID taskId, List<String> kinds, Integer limit, String cursor) {
+        int n = Page.limit(limit);
+        return page(reader.ofTask(taskId, kinds, decode(cursor), n + 1), n);
+    }
+
+    private static Page<SystemEventRow> page(List<SystemEventRow> rows, int n) {
         if (rows.size() <= n) {
             return new Page<>(rows, null);
         }

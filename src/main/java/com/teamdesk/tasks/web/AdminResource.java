@@ -6,8 +6,10 @@ import com.teamdesk.tasks.task.TaskTimers.SweepStatus;
 import com.teamdesk.tasks.task.TeamQueueLimits;
 import com.teamdesk.tasks.task.TeamQueueLimits.TeamLimit;
 import com.teamdesk.tasks.task.admin.AdminService;
+import com.teamdesk.tasks.task.admin.AdminViews.AdminExecution;
 import com.teamdesk.tasks.task.admin.AdminViews.AdminTask;
 import com.teamdesk.tasks.task.admin.AdminViews.BulkRetry;
+import com.teamdesk.tasks.task.admin.AdminViews.ExecutionSummary;
 import com.teamdesk.tasks.task.admin.AdminViews.InstanceTimers;
 import com.teamdesk.tasks.task.admin.AdminViews.Overview;
 import com.teamdesk.tasks.task.admin.AdminViews.WorkerView;
@@ -171,6 +173,34 @@ public class AdminResource {
             @QueryParam("limit") String limit, @QueryParam("cursor") String cursor) {
         user.id();
         return PageJson.of(admin.list(status, kind, team, olderThan, RequestInput.limit(limit), cursor), t -> t);
+    }
+
+    /**
+     * R44: one page of executions across teams, newest claim first ({@link AdminService#executions}): filters
+     * {@code outcome} (comma-separated; {@code RUNNING} for open ones), {@code worker}, {@code team}, {@code kind},
+     * {@code from}, {@code to} (instants, or durations back from now). 400 {@code filters.invalid} for a bad filter.
+     */
+    @GET
+    @Path("executions")
+    @Operation(summary = "Executions across teams, by outcome, worker, team, kind and time range (operators)")
+    public PageJson<AdminExecution> executions(@QueryParam("outcome") String outcome,
+            @QueryParam("worker") String worker, @QueryParam("team") String team, @QueryParam("kind") String kind,
+            @QueryParam("from") String from, @QueryParam("to") String to, @QueryParam("limit") String limit,
+            @QueryParam("cursor") String cursor) {
+        user.id();
+        return PageJson.of(admin.executions(outcome, worker, team, kind, from, to, RequestInput.limit(limit), cursor),
+                e -> e);
+    }
+
+    /** R44: the executions matching the same filters as {@code GET executions}, counted by outcome. */
+    @GET
+    @Path("executions/summary")
+    @Operation(summary = "How the executions of a time range ended, by outcome (operators)")
+    public ExecutionSummary executionSummary(@QueryParam("outcome") String outcome,
+            @QueryParam("worker") String worker, @QueryParam("team") String team, @QueryParam("kind") String kind,
+            @QueryParam("from") String from, @QueryParam("to") String to) {
+        user.id();
+        return admin.executionSummary(outcome, worker, team, kind, from, to);
     }
 
     /** @return a task with every field but the CSV */

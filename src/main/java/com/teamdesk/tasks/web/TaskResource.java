@@ -74,6 +74,19 @@ public class TaskResource {
     }
 
     /**
+     * Issue 32: what people did to the task, newest first ({@code {"items": [TaskActionJson...], "nextCursor": ...}}):
+     * retries and cancels with who and when, for the task's timeline. Same authorization as {@link #get} (404
+     * {@code task.not_found}); 400 {@code page.limit} / {@code page.cursor}.
+     */
+    @GET
+    @Path("actions")
+    @Operation(summary = "List who retried or cancelled a task, and when (keyset paging)")
+    public PageJson<TaskActionJson> actions(@PathParam("taskId") String taskId, @QueryParam("limit") String limit,
+            @QueryParam("cursor") String cursor) {
+        return PageJson.of(tasks.actions(user.id(), id(taskId), RequestInput.limit(limit), cursor), TaskActionJson::of);
+    }
+
+    /**
      * Live progress of one task (issue 14): {@code text/event-stream} of events {@code task} (data: the
      * Task JSON, id: its change sequence), the current state first, a comment every 15 s, ending after
      * a final state. Same authorization as {@link #get} (404); 429 {@code events.too_many_streams} over

@@ -180,6 +180,11 @@ class AuthorizationMatrixIT {
                 endpoint("GET executions of the customer's task (R43)",
                         tok -> api.get("tasks/" + customersExport + "/executions", tok),
                         Expect.ok(200), Expect.ok(200), Expect.ok(200), taskNotFound),
+                endpoint("GET actions of the owner's task (issue 32)", tok -> api.get("tasks/" + ownersExport + "/actions",
+                        tok), Expect.ok(200), Expect.ok(200), taskNotFound, taskNotFound),
+                endpoint("GET actions of the customer's task (issue 32)",
+                        tok -> api.get("tasks/" + customersExport + "/actions", tok),
+                        Expect.ok(200), Expect.ok(200), Expect.ok(200), taskNotFound),
                 endpoint("GET me", tok -> api.get("me", tok),
                         Expect.ok(200), Expect.ok(200), Expect.ok(200), Expect.ok(200)),
                 endpoint("GET me/notifications", tok -> api.get("me/notifications", tok),
@@ -217,6 +222,10 @@ class AuthorizationMatrixIT {
                 endpoint("DELETE schedule of the customer", tok -> api.send("DELETE", api.uri("schedules/"
                         + customersFresh.apply(true)), tok, null, null),
                         Expect.ok(204), Expect.ok(204), Expect.ok(204), scheduleNotFound),
+                operatorEndpoint("GET admin executions (R44)", tok -> api.get("admin/executions?outcome=STALLED", tok),
+                        Expect.ok(200)),
+                operatorEndpoint("GET admin executions summary (R44)", tok -> api.get("admin/executions/summary", tok),
+                        Expect.ok(200)),
                 operatorEndpoint("GET admin schedules", tok -> api.get("admin/schedules?due=true", tok), Expect.ok(200)),
                 operatorEndpoint("POST admin pause of a schedule", tok -> api.post("admin/schedules/"
                         + customersFresh.apply(true) + "/pause", tok, null), Expect.ok(200)));

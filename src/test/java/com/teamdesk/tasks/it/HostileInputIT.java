@@ -166,7 +166,9 @@ class HostileInputIT {
             "POST " + team + "/schedules", "GET " + team + "/schedules", "GET schedules/" + schedule,
             "PATCH schedules/" + schedule, "POST schedules/" + schedule + "/pause", "POST schedules/" + schedule + "/resume",
             "POST schedules/" + schedule + "/run-now", "DELETE schedules/" + doomed, "PUT schedules/" + schedule,
-            "GET admin/schedules", "POST admin/schedules/" + schedule + "/pause"};
+            "GET admin/schedules", "POST admin/schedules/" + schedule + "/pause",
+            // issue 32: the task's actions, the operator's executions across teams
+            "GET tasks/" + export + "/actions", "GET admin/executions", "GET admin/executions/summary"};
 
         try (Connection db = data.connection()) {
             long[] baseline = counts(db);
@@ -269,7 +271,9 @@ class HostileInputIT {
         "?q=%zz", "?q=" + "q".repeat(300), "?cursor=!!!", "?cursor=" + cursor("+999999-01-01T00:00:00Z|" + UUID.randomUUID()),
         "?cursor=" + cursor("-999999-01-01T00:00:00Z|" + UUID.randomUUID()), "?cursor=" + cursor("9223372036854775807"),
         "?cursor=" + cursor("-1"), "?cursor=" + cursor("garbage|x"), "?cursor=" + cursor("2026-01-01T00:00:00Z"),
-        "?createdFrom=2026-02-01&createdTo=2026-01-01", "?limit=1&limit=2", "?%zz=1", "?a=%"};
+        "?createdFrom=2026-02-01&createdTo=2026-01-01", "?limit=1&limit=2", "?%zz=1", "?a=%",
+        "?outcome=NOPE", "?outcome=,", "?from=PT1H&to=PT2H", "?from=P99999999999D", "?to=%2B999999-01-01T00:00:00Z",
+        "?worker=" + "w".repeat(300), "?worker=%00"};
     private static final String[] BAD_IDS = {"x", "%2e%2e", "%2E", "%7Bid%7D", "00000000-0000-0000-0000-000000000000",
         "%E2%82%AC", "12345678-1234-1234-1234-1234567890123"};
 

@@ -10,16 +10,20 @@ import com.teamdesk.tasks.platform.InstanceId;
 import com.teamdesk.tasks.platform.RedisResources;
 import com.teamdesk.tasks.queue.JobState;
 import com.teamdesk.tasks.queue.WorkerInfo;
+import com.teamdesk.tasks.task.ExecutionOutcome;
 import com.teamdesk.tasks.task.TaskKind;
 import com.teamdesk.tasks.task.TaskRuns;
 import com.teamdesk.tasks.task.TaskStatus;
 import com.teamdesk.tasks.task.TaskTimers;
 import com.teamdesk.tasks.task.TaskTimers.SweepStatus;
 import com.teamdesk.tasks.task.TimerPauses;
+import com.teamdesk.tasks.task.admin.AdminViews.AdminExecution;
 import com.teamdesk.tasks.task.admin.AdminViews.AdminTask;
 import com.teamdesk.tasks.task.admin.AdminViews.BulkRetry;
 import com.teamdesk.tasks.task.admin.AdminViews.Count;
+import com.teamdesk.tasks.task.admin.AdminViews.ExecutionSummary;
 import com.teamdesk.tasks.task.admin.AdminViews.InstanceTimers;
+import com.teamdesk.tasks.task.admin.AdminViews.OutcomeCount;
 import com.teamdesk.tasks.task.admin.AdminViews.Overview;
 import com.teamdesk.tasks.task.admin.AdminViews.Skipped;
 import com.teamdesk.tasks.task.admin.AdminViews.WorkerView;
@@ -57,6 +61,10 @@ public class AdminService {
     /** Default bound of a bulk retry. */
     public static final int DEFAULT_BULK_RETRY = 100;
     /** How long run-now waits for the sweep. */
+    /** The executions filter's name of an execution not ended yet (R44). */
+    private static final String RUNNING = "RUNNING";
+    /** Longest {@code worker} filter (worker ids are far shorter). */
+    private static final int MAX_WORKER_FILTER = 200;
     private static final Duration RUN_NOW_WAIT = Duration.ofSeconds(120);
 
     @Inject
@@ -248,28 +256,115 @@ public class AdminService {
     private JdbcTaskAdmin.Filter filter(String status, String kind, String team, String olderThan) {
         TaskStatus st = blank(status) ? null : parse(TaskStatus.class, status, "status");
         TaskKind k = blank(kind) ? null : kinds.parse(kind, "kind", "filters.invalid");
-        UUID teamId = null;
-        if (!blank(team)) {
-            try {
-                teamId = UUID.fromString(team.trim());
-            } catch (IllegalArgumentException e) {
-                throw new InvalidInputException("filters.invalid", "team must be a team id (UUID).");
+        UUID teamId = teamFilter(team);
+        return new JdbcTaskAdmin.Filter(st, k, teamId, pointInTime(olderThan, "olderThan"));
+    }
+
+    /**
+     * @return null for blank; {@code now - d} for an ISO-8601 duration {@code d} ({@code PT10M}); the instant
+     *         itself for an ISO-8601 instant
+     * @throws InvalidInputException ({@code filters.invalid}) anything else, or out of range
+     */
+    private Instant pointInTime(String value, String field) {
+        if (blank(value)) {
+            return null;
+        }
+        String v = value.trim();
+        Instant at;
+        try {
+            at = v.startsWith("P") || v.startsWith("p") ? clock.instant().minus(Duration.parse(v)) : Instant.parse(v);
+        } catch (DateTimeParseException | ArithmeticException e) {
+            throw new InvalidInputException("filters.invalid",
+                    field + " must be an ISO-8601 duration (PT10M) or instant (2026-01-01T00:00:00Z).");
+        }
+        if (at.isBefore(Instant.parse("0001-01-01T00:00:00Z")) || at.isAfter(Instant.parse("9999-12-31T00:00:00Z"))) {
+            throw new InvalidInputException("filters.invalid", field + " is out of range.");
+        }
+        return at;
+    }
+
+    private UUID teamFilter(String team) {
+        if (blank(team)) {
+            return null;
+        }
+        try {
+            return UUID.fromString(team.trim());
+        } catch (IllegalArgumentException e) {
+            throw new InvalidInputException("filters.invalid", "team must be a team id (UUID).");
+        }
+    }
+
+    /**
+     * R44: one page of executions across teams, newest claim first.
+     *
+     * @param outcome comma-separated outcomes ({@link ExecutionOutcome} names, or {@code RUNNING} for executions
+     *                not ended yet), or blank for any
+     * @param worker  one queue worker's id, exactly as executions show it (at most 200 characters), or blank
+     * @param from    executions that ran at or after it (ended at or after it, or not ended): an instant or a
+     *                duration back from now ({@code PT1H}); blank: unbounded
+     * @param to      executions claimed before it (same forms); blank: unbounded
+     * @throws InvalidInputException ({@code filters.invalid}) a bad filter, {@code from} not before {@code to};
+     *                               a bad limit or cursor
+     */
+    public Page<AdminExecution> executions(String outcome, String worker, String team, String kind, String from,
+            String to, Integer limit, String cursor) {
+        int n = Page.limit(limit);
+        JdbcTaskAdmin.ExecutionFilter f = executionFilter(outcome, worker, team, kind, from, to);
+        KeysetCursor after = KeysetCursor.decode(cursor);
+        List<AdminExecution> rows = admin.executions(f, after == null ? null : after.createdAt(),
+                after == null ? null : after.id(), n + 1);
+        return KeysetCursor.page(rows, n, AdminExecution::claimedAt, AdminExecution::executionId);
+    }
+
+    /**
+     * R44: how the executions matching the filters ({@link #executions}' forms) ended, by outcome; the
+     * incident view's header.
+     *
+     * @throws InvalidInputException ({@code filters.invalid}) a bad filter
+     */
+    public ExecutionSummary executionSummary(String outcome, String worker, String team, String kind, String from,
+            String to) {
+        JdbcTaskAdmin.ExecutionFilter f = executionFilter(outcome, worker, team, kind, from, to);
+        List<OutcomeCount> counts = new ArrayList<>(admin.executionCounts(f));
+        counts.sort(java.util.Comparator.comparingInt(c -> c.outcome().equals(RUNNING) ? -1
+                : ExecutionOutcome.valueOf(c.outcome()).ordinal()));
+        return new ExecutionSummary(f.from(), f.to(), counts);
+    }
+
+    private JdbcTaskAdmin.ExecutionFilter executionFilter(String outcome, String worker, String team, String kind,
+            String from, String to) {
+        java.util.EnumSet<ExecutionOutcome> outcomes = java.util.EnumSet.noneOf(ExecutionOutcome.class);
+        boolean running = false;
+        if (!blank(outcome)) {
+            for (String part : outcome.split(",", -1)) {
+                String v = part.trim().toUpperCase(Locale.ROOT);
+                if (v.equals(RUNNING)) {
+                    running = true;
+                } else {
+                    outcomes.add(parseOutcome(v));
+                }
             }
         }
-        Instant before = null;
-        if (!blank(olderThan)) {
-            String v = olderThan.trim();
-            try {
-                before = v.startsWith("P") || v.startsWith("p") ? clock.instant().minus(Duration.parse(v)) : Instant.parse(v);
-            } catch (DateTimeParseException | ArithmeticException e) {
-                throw new InvalidInputException("filters.invalid",
-                        "olderThan must be an ISO-8601 duration (PT10M) or instant (2026-01-01T00:00:00Z).");
-            }
-            if (before.isBefore(Instant.parse("0001-01-01T00:00:00Z")) || before.isAfter(Instant.parse("9999-12-31T00:00:00Z"))) {
-                throw new InvalidInputException("filters.invalid", "olderThan is out of range.");
-            }
+        String w = blank(worker) ? null : worker.trim();
+        if (w != null && w.length() > MAX_WORKER_FILTER) {
+            throw new InvalidInputException("filters.invalid", "worker is at most " + MAX_WORKER_FILTER + " characters.");
         }
-        return new JdbcTaskAdmin.Filter(st, k, teamId, before);
+        TaskKind k = blank(kind) ? null : kinds.parse(kind, "kind", "filters.invalid");
+        Instant start = pointInTime(from, "from");
+        Instant end = pointInTime(to, "to");
+        if (start != null && end != null && !start.isBefore(end)) {
+            throw new InvalidInputException("filters.invalid", "from must be before to.");
+        }
+        return new JdbcTaskAdmin.ExecutionFilter(outcomes, running, w, teamFilter(team), k, start, end);
+    }
+
+    private static ExecutionOutcome parseOutcome(String v) {
+        try {
+            return ExecutionOutcome.valueOf(v);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidInputException("filters.invalid", "outcome is a comma-separated list of "
+                    + java.util.Arrays.toString(ExecutionOutcome.values()) + " and RUNNING.");
+        }
     }
 
     private void check(String name) {

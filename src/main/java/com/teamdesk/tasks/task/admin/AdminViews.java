@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.task.admin;
 
+import com.teamdesk.tasks.task.ExecutionOutcome;
 import com.teamdesk.tasks.task.TaskScope;
 import com.teamdesk.tasks.task.TaskStatus;
 import jakarta.json.JsonObject;
@@ -85,5 +86,32 @@ public final class AdminViews {
 
     /** A task a bulk retry left alone. */
     public record Skipped(UUID id, String reason) {
+    }
+
+    /**
+     * One execution across teams (R44): the member's execution (R43) with its task, kind and team.
+     *
+     * @param durationMs endedAt - claimedAt in ms, null while it runs
+     * @param outcome    null while it runs
+     */
+    @JsonbNillable
+    public record AdminExecution(UUID taskId, String kind, UUID teamId, UUID executionId, int run, int attempt,
+            String worker, Instant claimedAt, Instant endedAt, ExecutionOutcome outcome, String cause, Long durationMs,
+            int progress, UUID takenOverBy) {
+    }
+
+    /**
+     * Answer of {@code GET /admin/executions/summary} (R44): how the executions of a time range ended.
+     *
+     * @param from   the range's start, or null (unbounded)
+     * @param to     the range's end, or null (unbounded)
+     * @param counts one entry per outcome that occurs ({@code RUNNING}: still open), in outcome order
+     */
+    @JsonbNillable
+    public record ExecutionSummary(Instant from, Instant to, List<OutcomeCount> counts) {
+    }
+
+    /** Executions of one outcome ({@code RUNNING}: not ended yet) and how many distinct workers ran them. */
+    public record OutcomeCount(String outcome, long count, long workers) {
     }
 }

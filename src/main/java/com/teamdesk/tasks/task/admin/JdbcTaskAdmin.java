@@ -7,8 +7,11 @@ import com.teamdesk.tasks.task.LedgerException;
 import com.teamdesk.tasks.task.TaskKind;
 import com.teamdesk.tasks.task.TaskScope;
 import com.teamdesk.tasks.task.TaskStatus;
+import com.teamdesk.tasks.task.ExecutionOutcome;
+import com.teamdesk.tasks.task.admin.AdminViews.AdminExecution;
 import com.teamdesk.tasks.task.admin.AdminViews.AdminTask;
 import com.teamdesk.tasks.task.admin.AdminViews.Count;
+import com.teamdesk.tasks.task.admin.AdminViews.OutcomeCount;
 import com.teamdesk.tasks.task.admin.AdminViews.RunningRun;
 import com.teamdesk.tasks.team.KeysetCursor;
 import jakarta.annotation.Resource;
@@ -25,6 +28,7 @@ import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import javax.sql.DataSource;
 
@@ -97,6 +101,92 @@ public class JdbcTaskAdmin {
         sql.append(" ORDER BY created_at, id LIMIT ?");
         args.add(limit);
         return query(sql.toString(), rs -> Jdbc.uuid(rs, 1), args.toArray());
+    }
+
+    /**
+     * Filters of the operator's executions (R44); null fields do not filter.
+     *
+     * @param outcomes the outcomes to keep (empty: any); {@code running} adds the executions not ended yet
+     * @param from     keep executions that ran at or after this instant (not ended before it)
+     * @param to       keep executions claimed before this instant
+     */
+    public record ExecutionFilter(Set<ExecutionOutcome> outcomes, boolean running, String worker, UUID teamId,
+            TaskKind kind, Instant from, Instant to) {
+    }
+
+    /**
+     * R44: one page of executions across teams, newest claim first (keyset on claimed_at, execution_id).
+     *
+     * @param limit rows to read (the page size + 1)
+     */
+    public List<AdminExecution> executions(ExecutionFilter f, Instant afterClaimedAt, UUID afterId, int limit) {
+        StringBuilder sql = new StringBuilder("SELECT e.task_id, t.kind, t.team_id, e.execution_id, e.run, e.attempt,"
+                + " e.worker, e.claimed_at, e.ended_at, e.outcome, e.cause, e.progress, e.taken_over_by"
+                + " FROM task_execution e JOIN background_task t ON t.id = e.task_id WHERE true");
+        List<Object> args = new ArrayList<>();
+        where(f, sql, args);
+        if (afterClaimedAt != null) {
+            sql.append(" AND (e.claimed_at, e.execution_id) < (?, ?)");
+            args.add(afterClaimedAt);
+            args.add(afterId);
+        }
+        sql.append(" ORDER BY e.claimed_at DESC, e.execution_id DESC LIMIT ?");
+        args.add(limit);
+        return query(sql.toString(), rs -> {
+            Instant claimed = instant(rs, 8);
+            Instant ended = instant(rs, 9);
+            return new AdminExecution(Jdbc.uuid(rs, 1), rs.getString(2), Jdbc.uuid(rs, 3), Jdbc.uuid(rs, 4),
+                    rs.getInt(5), rs.getInt(6), rs.getString(7), claimed, ended,
+                    rs.getString(10) == null ? null : ExecutionOutcome.valueOf(rs.getString(10)), rs.getString(11),
+                    ended == null ? null : ended.toEpochMilli() - claimed.toEpochMilli(), rs.getInt(12),
+                    Jdbc.uuid(rs, 13));
+        }, args.toArray());
+    }
+
+    /** R44: executions matching the filter by outcome ({@code RUNNING}: not ended), with their distinct workers. */
+    public List<OutcomeCount> executionCounts(ExecutionFilter f) {
+        StringBuilder sql = new StringBuilder("SELECT coalesce(e.outcome, 'RUNNING'), count(*), count(DISTINCT e.worker)"
+                + " FROM task_execution e JOIN background_task t ON t.id = e.task_id WHERE true");
+        List<Object> args = new ArrayList<>();
+        where(f, sql, args);
+        sql.append(" GROUP BY 1");
+        return query(sql.toString(), rs -> new OutcomeCount(rs.getString(1), rs.getLong(2), rs.getLong(3)),
+                args.toArray());
+    }
+
+    private static void where(ExecutionFilter f, StringBuilder sql, List<Object> args) {
+        if (!f.outcomes().isEmpty() || f.running()) {
+            List<String> parts = new ArrayList<>();
+            if (!f.outcomes().isEmpty()) {
+                parts.add("e.outcome IN (" + String.join(", ", java.util.Collections.nCopies(f.outcomes().size(), "?"))
+                        + ")");
+                f.outcomes().forEach(o -> args.add(o.name()));
+            }
+            if (f.running()) {
+                parts.add("e.outcome IS NULL");
+            }
+            sql.append(" AND (").append(String.join(" OR ", parts)).append(")");
+        }
+        if (f.worker() != null) {
+            sql.append(" AND e.worker = ?");
+            args.add(f.worker());
+        }
+        if (f.teamId() != null) {
+            sql.append(" AND t.team_id = ?");
+            args.add(f.teamId());
+        }
+        if (f.kind() != null) {
+            sql.append(" AND t.kind = ?");
+            args.add(f.kind().name());
+        }
+        if (f.from() != null) {
+            sql.append(" AND (e.ended_at IS NULL OR e.ended_at >= ?)");
+            args.add(f.from());
+        }
+        if (f.to() != null) {
+            sql.append(" AND e.claimed_at < ?");
+            args.add(f.to());
+        }
     }
 
     private static void where(Filter f, StringBuilder sql, List<Object> args) {

@@ -21,6 +21,10 @@ import com.teamdesk.tasks.task.TaskRejected;
 import com.teamdesk.tasks.task.TaskRuns;
 import com.teamdesk.tasks.task.TaskService;
 import com.teamdesk.tasks.task.TaskStatus;
+import com.teamdesk.tasks.task.admin.AdminService;
+import com.teamdesk.tasks.task.admin.AdminViews.AdminExecution;
+import com.teamdesk.tasks.task.admin.AdminViews.OutcomeCount;
+import com.teamdesk.tasks.team.SystemEventRow;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
 import java.time.Duration;
@@ -33,6 +37,9 @@ import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.eclipse.microprofile.metrics.MetricID;
+import org.eclipse.microprofile.metrics.MetricRegistry;
+import org.eclipse.microprofile.metrics.Tag;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
@@ -69,6 +76,10 @@ class ExecutionHistoryIT {
     TaskRuns runs;
     @Inject
     JdbcTaskLedger ledger;
+    @Inject
+    AdminService admin;
+    @Inject
+    MetricRegistry metrics;
 
     private EngineFixtures.TestTeam team;
     private UUID ticket;
@@ -142,6 +153,8 @@ class ExecutionHistoryIT {
         assertNull(open.get(0).outcome(), "open while it runs");
         assertNull(open.get(0).duration());
 
+        long takenOver0 = executions("EXPORT", "taken_over");
+        long completed0 = executions("EXPORT", "completed");
         Future<Void> eb = execute(job(task, 0, 1));
         var leaseB = bClaimed.awaitArrival();
         List<TaskExecution> afterTakeover = history();
@@ -155,6 +168,7 @@ class ExecutionHistoryIT {
         aPaused.release();
         join(ea); // LeaseLost: A returns quietly (R9)
         assertEquals(afterTakeover, history(), "the stale execution changed no entry");
+        assertEquals(takenOver0 + 1, executions("EXPORT", "taken_over"), "A's lease loss counted as the history says");
 
         bClaimed.release();
         join(eb);
@@ -163,6 +177,41 @@ class ExecutionHistoryIT {
         assertEnded(done.get(1), 0, 2, ExecutionOutcome.COMPLETED, null);
         assertEquals(100, done.get(1).progress());
         assertEquals(TaskStatus.COMPLETED, ledger.find(task).orElseThrow().status());
+        assertEquals(completed0 + 1, executions("EXPORT", "completed"));
+
+        // R44: the operator's incident view of this team: A's takeover, B's completion, newest claim first
+        String teamId = team.id().toString();
+        List<AdminExecution> incident = admin.executions("TAKEN_OVER,STALLED", null, teamId, null, "PT1H", null, null,
+                null).items();
+        assertEquals(1, incident.size());
+        assertEquals(leaseA.executionId(), incident.get(0).executionId());
+        assertEquals(leaseB.executionId(), incident.get(0).takenOverBy());
+        assertEquals(task, incident.get(0).taskId());
+        assertEquals("EXPORT", incident.get(0).kind());
+        List<AdminExecution> all = admin.executions(null, null, teamId, "EXPORT", null, null, 1, null).items();
+        assertEquals(leaseB.executionId(), all.get(0).executionId(), "newest claim first, one a page");
+        var next = admin.executions(null, null, teamId, "EXPORT", null, null, 1,
+                admin.executions(null, null, teamId, "EXPORT", null, null, 1, null).nextCursor());
+        assertEquals(leaseA.executionId(), next.items().get(0).executionId());
+        assertNull(next.nextCursor());
+        // the jobs are handed in directly, so no worker id: no distinct worker counted
+        assertEquals(List.of(new OutcomeCount("COMPLETED", 1, 0), new OutcomeCount("TAKEN_OVER", 1, 0)),
+                admin.executionSummary(null, null, teamId, null, null, null).counts());
+        assertEquals(0, admin.executions(null, null, teamId, null, null, done.get(0).claimedAt().toString(), null, null)
+                .items().size(), "to: claimed before it");
+        assertEquals(2, admin.executions(null, null, teamId, null, done.get(0).claimedAt().toString(), null, null, null)
+                .items().size(), "from: ran at or after it");
+        for (String[] bad : new String[][] {{"NOPE", null}, {"RUNNING,", null}, {null, "soon"}}) {
+            assertThrows(InvalidInputException.class, () -> admin.executions(bad[0], null, teamId, null, bad[1], null,
+                    null, null));
+        }
+        assertThrows(InvalidInputException.class, () -> admin.executionSummary(null, null, teamId, null, "PT1H", "PT2H"));
+    }
+
+    /** @return this server's {@code teamdesk_task_executions_total} of a kind and outcome (issue 32) */
+    private long executions(String kind, String outcome) {
+        return metrics.counter(new MetricID("teamdesk_task_executions", new Tag("kind", kind), new Tag("outcome", outcome)))
+                .getCount();
     }
 
     /**
@@ -215,6 +264,13 @@ class ExecutionHistoryIT {
         assertEnded(h.get(1), 0, 2, ExecutionOutcome.REJECTED, TaskRejected.Reason.TICKET_GONE.message());
         assertEnded(h.get(2), 1, 1, ExecutionOutcome.COMPLETED, null);
         assertEquals(100, h.get(2).progress());
+        // issue 32: the timeline's actions: who retried, into which run
+        List<SystemEventRow> actions = tasks.actions(team.staff(), task, null, null).items();
+        assertEquals(1, actions.size(), actions.toString());
+        assertEquals(TaskRuns.RETRIED_EVENT, actions.get(0).kind());
+        assertEquals(team.staff(), actions.get(0).actorId());
+        assertTrue(actions.get(0).payloadJson().replace(" ", "").contains("\"run\":1"), actions.get(0).payloadJson());
+        assertThrows(NotFoundException.class, () -> tasks.actions(team.customer(), task, null, null));
     }
 
     /** A member cancels while the reminder runs: the cancel's statement closes the entry as CANCELLED. */
@@ -230,6 +286,10 @@ class ExecutionHistoryIT {
         List<TaskExecution> h = history();
         assertEquals(1, h.size());
         assertEnded(h.get(0), 0, 1, ExecutionOutcome.CANCELLED, TaskRuns.CANCELLED_MESSAGE);
+        List<SystemEventRow> actions = tasks.actions(team.staff(), task, null, null).items();
+        assertEquals(List.of(TaskRuns.CANCELLED_EVENT), actions.stream().map(SystemEventRow::kind).toList());
+        assertEquals(team.staff(), actions.get(0).actorId());
+        assertThrows(NotFoundException.class, () -> tasks.actions(team.outsider(), task, null, null));
     }
 
     /** Keyset pages, newest first; a customer sees no other member's task's executions; bad input is 400. */

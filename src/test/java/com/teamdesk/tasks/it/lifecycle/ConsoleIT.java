@@ -333,6 +333,7 @@ class ConsoleIT {
     void aMemberCancelsARunningExport() throws Exception {
         signIn("staff-" + tag);
         within(WAIT).until(d -> !d.findElements(By.cssSelector("#tickets tbody tr")).isEmpty());
+        String cancelled;
         try (Connection lock = data.connection()) {
             lock.setAutoCommit(false);
             int pid;
@@ -356,10 +357,48 @@ class ConsoleIT {
                         "Cancelled by a member of the team."));
                 assertTrue(driver.findElements(By.cssSelector("#" + id + " .task-retry")).size() == 1, "retry offered");
                 shot("member-cancelled", "tasks-title");
+                cancelled = id;
             } finally {
                 lock.rollback();
             }
         }
+        // Issue 32: retried, it completes in a new run; its history shows both runs, who did what, each execution
+        String id = cancelled;
+        click(By.cssSelector("#" + id + " .task-retry"));
+        within(WAIT).until(ExpectedConditions.attributeToBe(By.id(id), "data-status", "COMPLETED"));
+        click(By.cssSelector("#" + id + " .task-history"));
+        By runs = By.cssSelector("#" + id + " .timeline-run");
+        within(WAIT).until(d -> d.findElements(runs).size() == 2
+                && d.findElements(By.cssSelector("#" + id + " .timeline-run[data-run='0'] .timeline-cancel")).size() == 1);
+        String newest = driver.findElements(runs).get(0).getText();
+        assertTrue(newest.startsWith("Run 2") && newest.contains("Retried by you") && newest.contains("Attempt 1: completed")
+                && newest.contains("reached 100 %"), newest);
+        String first = driver.findElements(runs).get(1).getText();
+        assertTrue(first.startsWith("Run 1") && first.contains("Created") && first.contains("Attempt 1: cancelled")
+                && first.contains("Cancelled by you"), first);
+        shot("member-timeline", "tasks-title");
+    }
+
+    /**
+     * Issue 32 (R44): an operator sees an export's execution among the last hour's completed executions, with the
+     * counts by outcome above.
+     */
+    @Test
+    void anOperatorSeesTheLastHoursExecutions() throws Exception {
+        signIn("owner-" + tag);
+        String id = submitExport();
+        within(WAIT).until(ExpectedConditions.attributeToBe(By.id("task-" + id), "data-status", "COMPLETED"));
+        click(By.id("nav-operator"));
+        within(WAIT).until(ExpectedConditions.presenceOfElementLocated(By.id("ops-inc-outcome")));
+        new org.openqa.selenium.support.ui.Select(driver.findElement(By.id("ops-inc-outcome"))).selectByValue("COMPLETED");
+        click(By.id("ops-inc-show"));
+        within(WAIT).until(d -> d.findElements(By.cssSelector("#ops-incidents tr.ops-inc-row[data-outcome=COMPLETED] td"))
+                .stream().anyMatch(td -> td.getText().equals(id.substring(0, 8))));
+        within(WAIT).until(ExpectedConditions.presenceOfElementLocated(
+                By.cssSelector("#ops-inc-counts dd[data-outcome=COMPLETED]")));
+        assertTrue(driver.findElements(By.cssSelector("#ops-incidents tr.ops-inc-row:not([data-outcome=COMPLETED])"))
+                .isEmpty(), "only completed executions");
+        shot("operator-executions", "ops-incidents-title");
     }
 
     /**

@@ -366,6 +366,35 @@ class LiveOpsIT {
         assertTrue(list.isNull("nextCursor"));
         assertEquals(403, send(a, "GET", "api/v1/admin/overview", Tokens.of(t.owner()), null).statusCode());
 
+        // R44: the rejected execution in the operator's executions across teams, by outcome, team, kind and worker
+        String filters = "team=" + t.id() + "&kind=EXPORT&from=PT1H";
+        JsonArray rejected = json(send(a, "GET", "api/v1/admin/executions?outcome=REJECTED,STALLED&" + filters, token,
+                null)).getJsonArray("items");
+        assertEquals(1, rejected.size(), rejected.toString());
+        JsonObject execution = rejected.getJsonObject(0);
+        assertEquals(failing.toString(), execution.getString("taskId"));
+        assertEquals(t.id().toString(), execution.getString("teamId"));
+        assertEquals(claimedBy, execution.getString("worker"));
+        assertTrue(execution.getJsonNumber("durationMs").longValue() >= 0);
+        String worker = java.net.URLEncoder.encode(claimedBy, java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(1, json(send(b, "GET", "api/v1/admin/executions?worker=" + worker + "&" + filters, token, null))
+                .getJsonArray("items").size(), "by worker, from the other instance");
+        assertEquals(0, json(send(a, "GET", "api/v1/admin/executions?outcome=COMPLETED,RUNNING&" + filters, token,
+                null)).getJsonArray("items").size());
+        assertEquals(0, json(send(a, "GET", "api/v1/admin/executions?team=" + t.id() + "&to=2000-01-01T00:00:00Z", token,
+                null)).getJsonArray("items").size(), "claimed after the range's end");
+        JsonObject summary = json(send(a, "GET", "api/v1/admin/executions/summary?" + filters, token, null));
+        assertEquals(Json.createArrayBuilder().add(Json.createObjectBuilder().add("outcome", "REJECTED").add("count", 1)
+                .add("workers", 1)).build(), summary.getJsonArray("counts"));
+        for (String bad : List.of("outcome=NOPE", "outcome=COMPLETED,,", "from=yesterday", "from=PT1H&to=PT2H",
+                "team=x", "kind=NOPE", "worker=" + "w".repeat(201), "limit=0", "cursor=!!!")) {
+            HttpResponse<InputStream> r = send(a, "GET", "api/v1/admin/executions?" + bad, token, null);
+            assertEquals(400, r.statusCode(), bad);
+            assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("application/problem+json"), bad);
+        }
+        assertEquals(403, send(a, "GET", "api/v1/admin/executions", Tokens.of(t.owner()), null).statusCode());
+        assertEquals(403, send(a, "GET", "api/v1/admin/executions/summary", Tokens.of(t.owner()), null).statusCode());
+
         data.exec("UPDATE membership SET role = 'STAFF' WHERE team_id = ? AND user_id = ?", t.id(), t.customer());
         JsonObject retried = json(send(b, "POST", "api/v1/admin/tasks/retry", token,
                 "{\"team\":\"" + t.id() + "\",\"limit\":10}"));
@@ -497,6 +526,8 @@ class LiveOpsIT {
         tickets(t);
         double completed0 = metric("teamdesk_tasks_completed_total", "EXPORT");
         double failed0 = metric("teamdesk_tasks_failed_total", "EXPORT");
+        double executed0 = metric("teamdesk_task_executions_total", "EXPORT", "completed");
+        double rejected0 = metric("teamdesk_task_executions_total", "EXPORT", "rejected");
         List<UUID> ok = List.of(dispatchedRow(t, t.staff(), "TEAM"), dispatchedRow(t, t.owner(), "TEAM"),
                 dispatchedRow(t, t.customer(), "SELF"));
         List<UUID> bad = List.of(dispatchedRow(t, t.customer(), "TEAM"), dispatchedRow(t, t.customer(), "TEAM"));
@@ -512,7 +543,15 @@ class LiveOpsIT {
                 && metric("teamdesk_tasks_failed_total", "EXPORT") - failed0 >= 2, "the counters reached N and M");
         assertEquals(3.0, metric("teamdesk_tasks_completed_total", "EXPORT") - completed0);
         assertEquals(2.0, metric("teamdesk_tasks_failed_total", "EXPORT") - failed0);
-        String text = body(send(a, "GET", "metrics", null, null));
+        // issue 32: the same executions by outcome (a customer's TEAM export is rejected), and their durations
+        awaitTrue(() -> metric("teamdesk_task_executions_total", "EXPORT", "completed") - executed0 >= 3
+                && metric("teamdesk_task_executions_total", "EXPORT", "rejected") - rejected0 >= 2, "by outcome");
+        assertEquals(3.0, metric("teamdesk_task_executions_total", "EXPORT", "completed") - executed0);
+        assertEquals(2.0, metric("teamdesk_task_executions_total", "EXPORT", "rejected") - rejected0);
+        String text = body(send(a, "GET", "metrics", null, null)) + body(send(b, "GET", "metrics", null, null));
+        assertTrue(text.contains("teamdesk_task_execution_duration_seconds_bucket{le=") || text.contains(
+                "teamdesk_task_execution_duration_seconds_bucket{outcome="), "histogram buckets on /metrics");
+        assertTrue(text.contains("outcome=\"completed\""), "by outcome");
         for (String name : List.of("teamdesk_task_run_duration", "teamdesk_task_queue_wait", "teamdesk_queue_jobs",
                 "teamdesk_sweep_duration", "teamdesk_sweep_rows_total", "teamdesk_event_streams_open")) {
             assertTrue(text.contains(name), name + " on /metrics");
@@ -591,14 +630,15 @@ class LiveOpsIT {
 
     private static final Pattern SAMPLE = Pattern.compile("^(\\w+)\\{([^}]*)\\}\\s+([0-9.eE+-]+)", Pattern.MULTILINE);
 
-    /** @return the counter summed over both instances (0 when absent) */
-    private static double metric(String name, String kind) {
+    /** @return the counter summed over both instances (0 when absent), of this kind (and outcome, when given) */
+    private static double metric(String name, String kind, String... outcome) {
         double sum = 0;
         for (ServerProcess s : List.of(a, b)) {
             try {
                 Matcher m = SAMPLE.matcher(body(send(s, "GET", "metrics", null, null)));
                 while (m.find()) {
-                    if (m.group(1).equals(name) && m.group(2).contains("kind=\"" + kind + "\"")) {
+                    if (m.group(1).equals(name) && m.group(2).contains("kind=\"" + kind + "\"")
+                            && (outcome.length == 0 || m.group(2).contains("outcome=\"" + outcome[0] + "\""))) {
                         sum += Double.parseDouble(m.group(3));
                     }
                 }
