@@ -11,6 +11,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -85,13 +86,17 @@ public class TaskProcessor implements JobProcessor {
     @Inject
     TaskMetrics metrics;
 
+    @Inject
+    TaskTracing tracing;
+
     @Override
     public void process(Job job) throws Exception {
         TaskJobId jobId = TaskJobId.parse(job.id());
         Optional<JdbcTaskLedger.Claim> claim;
+        Instant claimedAt = clock.instant();
         try {
             claim = claim(new JdbcTaskLedger.ClaimRequest(jobId.taskId(), jobId.run(), job.attemptsMade(),
-                    job.workerId(), clock.instant()));
+                    job.workerId(), claimedAt));
         } catch (RuntimeException e) {
             throw infrastructureFault(jobId, "claim", e).orElseThrow(() -> e);
         }
@@ -107,21 +112,35 @@ public class TaskProcessor implements JobProcessor {
         }
         Execution execution = new Execution(task, lease, job, ledger, clock, pausePoints, System::nanoTime,
                 leaseCheckMs);
+        // R45: null while tracing is off (one field read); else this execution's span, current on this thread
+        TaskTracing.ExecutionSpan span = tracing.on() ? tracing.startExecution(job, task, lease, claimedAt) : null;
         try {
             execution.pause(PausePoint.AFTER_CLAIM);
             kinds.run(execution);
             metrics.completed(task.kind());
+            if (span != null) {
+                span.outcome(ExecutionOutcome.COMPLETED.name());
+            }
         } catch (LeaseLost e) {
             metrics.leaseLost();
             LOG.info(() -> "task.lease_lost " + jobId + ": " + e.getMessage());
+            if (span != null) {
+                span.outcome(tracing.outcomeAfterLeaseLost(lease));
+            }
         } catch (Exception e) {
             Optional<RuntimeException> fault = infrastructureFault(jobId, "execution", e);
             if (fault.isPresent()) {
+                if (span != null) {
+                    span.outcome(ExecutionOutcome.DEFERRED.name());
+                }
                 throw fault.get();
             }
-            onFailure(execution, job, e);
+            onFailure(execution, job, e, span);
         } finally {
             metrics.runDuration(task.kind(), Duration.ofNanos(System.nanoTime() - started));
+            if (span != null) {
+                span.end();
+            }
         }
     }
 
@@ -176,7 +195,7 @@ public class TaskProcessor implements JobProcessor {
     }
 
     /** R11/R12: classify, report under the lease, rethrow only when the report was allowed. */
-    private void onFailure(Execution execution, Job job, Exception error) throws Exception {
+    private void onFailure(Execution execution, Job job, Exception error, TaskTracing.ExecutionSpan span) throws Exception {
         Lease lease = execution.lease();
         boolean rejected = error instanceof TaskRejected;
         boolean isFinal = rejected || policy.isFinal(job.attemptsMade());
@@ -184,15 +203,19 @@ public class TaskProcessor implements JobProcessor {
                 : error instanceof RunTimedOut ? timedOutMessage(execution.task().kind(), isFinal)
                 : isFinal ? finalMessage() : RETRYING_MESSAGE;
         boolean reported;
+        ExecutionOutcome outcome = rejected ? ExecutionOutcome.REJECTED
+                : error instanceof RunTimedOut ? ExecutionOutcome.TIMED_OUT : ExecutionOutcome.FAILED;
         try {
             execution.pause(PausePoint.BEFORE_FAILURE_REPORT);
-            reported = ledger.reportFailure(lease, isFinal, lastError, rejected ? ExecutionOutcome.REJECTED
-                    : error instanceof RunTimedOut ? ExecutionOutcome.TIMED_OUT : ExecutionOutcome.FAILED, clock.instant());
+            reported = ledger.reportFailure(lease, isFinal, lastError, outcome, clock.instant());
         } catch (RuntimeException reportError) {
             // The ledger could not be written: still tell the queue, the 2-minute sweep heals the row (R19).
             error.addSuppressed(reportError);
             breaker.failed(reportError, "failure report of " + job.id());
             reported = true;
+        }
+        if (span != null) {
+            span.outcome(reported ? outcome.name() : tracing.outcomeAfterLeaseLost(lease));
         }
         if (!reported) {
             LOG.info(() -> "task.failure_report skipped " + job.id() + ": lease no longer held (" + error + ")");
