@@ -137,7 +137,7 @@ class TraceIT {
         ReceivedSpan execution = executions(task, 1).get(0);
         assertEquals(traceId, execution.traceId());
         assertEquals(postSpan, execution.parentSpanId(), "the execution is the POST's child");
-        assertEquals(4, execution.kind(), "a consumer span");
+        assertEquals(5, execution.kind(), "a consumer span");
         assertEquals(task, execution.attribute("teamdesk.task.id"));
         assertEquals("REMINDER", execution.attribute("teamdesk.task.kind"));
         assertEquals(0L, execution.attribute("teamdesk.task.run"));
@@ -205,6 +205,39 @@ class TraceIT {
         }
     }
 
+    /**
+     * A takeover links too: the reminder's completion meets what looks like the database going away (SQLState 57P03,
+     * raised once by a trigger), so the execution is deferred (R35) and keeps its lease; the next execution's claim
+     * takes it over (R43: TAKEN_OVER) and its span links to the deferred one's (outcome DEFERRED).
+     */
+    @Test
+    void aTakeoverLinksToTheExecutionItTookOver() throws Exception {
+        UUID ticket = data.ticket(t.id(), t.customer(), t.staff(), "Deferred once");
+        failCompletions(1, "RAISE EXCEPTION USING ERRCODE = '57P03', MESSAGE = 'injected: cannot connect now';");
+        String owner = Tokens.of(t.owner());
+        Reply created = api.post(tasks(), owner, "{\"kind\":\"REMINDER\",\"ticketId\":\"" + ticket + "\",\"message\":\"m\"}");
+        assertEquals(202, created.status(), created.toString());
+        String task = created.json().getString("id");
+        api.awaitStatus(task, owner, "COMPLETED", TASK_TIMEOUT);
+
+        String first = (String) data.value("SELECT execution_id::text FROM task_execution WHERE task_id = ?::uuid"
+                + " AND outcome = 'TAKEN_OVER'", task);
+        String second = (String) data.value("SELECT taken_over_by::text FROM task_execution WHERE task_id = ?::uuid"
+                + " AND outcome = 'TAKEN_OVER'", task);
+        assertNotNull(first, "the history has the takeover");
+        List<ReceivedSpan> spans = executions(task, 2);
+        ReceivedSpan a = spans.stream().filter(s -> first.equals(s.attribute("teamdesk.execution.id"))).findFirst()
+                .orElseThrow(() -> new AssertionError("no span of " + first + ": " + spans));
+        ReceivedSpan b = spans.stream().filter(s -> second.equals(s.attribute("teamdesk.execution.id"))).findFirst()
+                .orElseThrow(() -> new AssertionError("no span of " + second + ": " + spans));
+        assertEquals("DEFERRED", a.attribute("teamdesk.execution.outcome"));
+        assertEquals("COMPLETED", b.attribute("teamdesk.execution.outcome"));
+        assertEquals(1L, b.attribute("teamdesk.task.attempt"), "a deferral is not an attempt (R35)");
+        assertEquals(1, b.links().size(), b.toString());
+        assertEquals(a.spanId(), b.links().get(0).spanId(), "the successor links to the execution it took over");
+        assertEquals(a.traceId(), b.traceId(), "one trace");
+    }
+
     /** An export's batches (10 rows each here) are spans inside its execution's span, with their row counts. */
     @Test
     void anExportsBatchesAreSpansInsideItsExecution() throws Exception {
@@ -240,11 +273,15 @@ class TraceIT {
 
     /** Installs a trigger that makes the first {@code times} COMPLETED updates of this team's tasks raise. */
     private void failCompletions(int times) {
+        failCompletions(times, "RAISE EXCEPTION 'injected fault: completion of %', NEW.id;");
+    }
+
+    /** As {@link #failCompletions(int)}, raising with {@code raise} (a PL/pgSQL RAISE statement). */
+    private void failCompletions(int times, String raise) {
         trigger = "it_trace_" + t.id().toString().replace("-", "").substring(0, 16);
         data.exec("CREATE SEQUENCE " + trigger);
         data.exec("CREATE FUNCTION " + trigger + "() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
-                + " IF nextval('" + trigger + "') <= " + times + " THEN RAISE EXCEPTION 'injected fault: completion of %',"
-                + " NEW.id; END IF; RETURN NEW; END $$");
+                + " IF nextval('" + trigger + "') <= " + times + " THEN " + raise + " END IF; RETURN NEW; END $$");
         data.exec("CREATE TRIGGER " + trigger + " BEFORE UPDATE ON background_task FOR EACH ROW WHEN (NEW.team_id = '"
                 + t.id() + "' AND NEW.status = 'COMPLETED') EXECUTE FUNCTION " + trigger + "()");
     }

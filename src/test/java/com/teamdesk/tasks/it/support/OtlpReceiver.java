@@ -31,7 +31,8 @@ public final class OtlpReceiver implements AutoCloseable {
 
     /**
      * One received span. Ids are lower-case hex; {@code parentSpanId} is empty for a root span; attribute values
-     * are String, Long, Boolean or Double; {@code kind} is OTLP's SpanKind number (2 server, 4 consumer, …).
+     * are String, Long, Boolean or Double; {@code kind} is OTLP's SpanKind number (1 internal, 2 server, 3 client,
+     * 4 producer, 5 consumer).
      */
     public record ReceivedSpan(String traceId, String spanId, String parentSpanId, String name, int kind,
             Map<String, Object> attributes, List<Link> links) {
