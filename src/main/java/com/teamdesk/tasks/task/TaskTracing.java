@@ -47,7 +47,7 @@ public class TaskTracing {
     /** The W3C header name, and the job payload's key. */
     public static final String TRACEPARENT = "traceparent";
 
-    /** Span attributes (R45). */
+    /** The task's id: the first of the execution span's attributes (R45). */
     public static final AttributeKey<String> TASK_ID = AttributeKey.stringKey("teamdesk.task.id");
     /** The task's kind name (EXPORT, REMINDER, …). */
     public static final AttributeKey<String> KIND = AttributeKey.stringKey("teamdesk.task.kind");
@@ -66,7 +66,7 @@ public class TaskTracing {
     /** Rows of one export batch. */
     public static final AttributeKey<Long> ROWS = AttributeKey.longKey("teamdesk.export.rows");
 
-    /** Span names. */
+    /** The span of one execution, claim to end. */
     public static final String EXECUTION_SPAN = "task.execution";
     /** The reminder's one transaction (R14). */
     public static final String REMINDER_TRANSACTION_SPAN = "reminder.transaction";
