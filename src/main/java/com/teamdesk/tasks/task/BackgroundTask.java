@@ -22,6 +22,9 @@ import java.util.UUID;
  * @param cancelledBy who cancelled it (a user id), else null
  * @param scheduleId  issue 31: the schedule this task is an occurrence of, else null
  * @param slotAt      issue 31: the schedule's slot it runs for, or null (not an occurrence, or a "run now")
+ * @param traceParent issue 32 (R45): the W3C {@code traceparent} of the request that created the task, or null
+ *                    (tracing off, or created without a request: a schedule's occurrence)
+ * @param traceSpan   issue 32 (R45): the W3C {@code traceparent} of the span of the latest execution, or null
  */
 public record BackgroundTask(
         UUID id,
@@ -47,7 +50,9 @@ public record BackgroundTask(
         Instant cancelledAt,
         UUID cancelledBy,
         UUID scheduleId,
-        Instant slotAt) {
+        Instant slotAt,
+        String traceParent,
+        String traceSpan) {
 
     /** @return the queue job id of the current run, {@code "<id>-<run>"} (R1) */
     public String jobId() {

@@ -59,10 +59,22 @@ public class JdbcTaskLedger {
      */
     public BackgroundTask insert(UUID id, TaskKind kind, UUID teamId, UUID ownerId, TaskScope scope, String paramsJson,
             Instant runAt, Instant now, boolean dispatched) {
+        return insert(id, kind, teamId, ownerId, scope, paramsJson, runAt, now, dispatched, null);
+    }
+
+    /**
+     * A new task as {@link #insert(UUID, TaskKind, UUID, UUID, TaskScope, String, Instant, Instant, boolean)}, with the
+     * W3C {@code traceparent} of the creating request stored in the same INSERT (R45).
+     *
+     * @param traceParent the creating request's trace context, or null (tracing off: {@link TaskTracing#currentTraceParent})
+     * @return the row as inserted
+     */
+    public BackgroundTask insert(UUID id, TaskKind kind, UUID teamId, UUID ownerId, TaskScope scope, String paramsJson,
+            Instant runAt, Instant now, boolean dispatched, String traceParent) {
         return queryOne("INSERT INTO background_task (id, kind, team_id, owner_id, scope, filters, status, run, attempts,"
-                + " progress, dispatched_at, run_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?::jsonb, 'WAITING', 0,"
-                + " 0, 0, ?, ?, ?, ?) RETURNING " + COLUMNS, id, kind.name(), teamId, ownerId, scope.name(), paramsJson,
-                dispatched ? now : null, runAt, now, now)
+                + " progress, dispatched_at, run_at, created_at, updated_at, trace_parent) VALUES (?, ?, ?, ?, ?, ?::jsonb,"
+                + " 'WAITING', 0, 0, 0, ?, ?, ?, ?, ?) RETURNING " + COLUMNS, id, kind.name(), teamId, ownerId, scope.name(),
+                paramsJson, dispatched ? now : null, runAt, now, now, traceParent)
                 .orElseThrow(() -> new IllegalStateException("INSERT … RETURNING returned no row"));
     }
 
@@ -352,10 +364,11 @@ public class JdbcTaskLedger {
      * skipping rows another sweep holds (safe on several instances).
      *
      * @param onlyTask restrict to one task (dispatch right after creation), or null for all
-     * @return the runs with their team and kind (issue 30: the queue job's group and priority)
+     * @return the runs with their team and kind (issue 30: the queue job's group and priority) and the trace
+     *         context their job carries (R45)
      */
     public List<Dispatch> lockDueForDispatch(Instant now, int limit, UUID onlyTask) {
-        String sql = "SELECT id, run, team_id, kind FROM background_task WHERE status = 'WAITING' AND dispatched_at IS NULL"
+        String sql = "SELECT id, run, team_id, kind, trace_parent FROM background_task WHERE status = 'WAITING' AND dispatched_at IS NULL"
                 + " AND run_at <= ?" + (onlyTask == null ? "" : " AND id = ?")
                 + " ORDER BY run_at LIMIT ? FOR UPDATE SKIP LOCKED";
         Object[] args = onlyTask == null ? new Object[] {now, limit} : new Object[] {now, onlyTask, limit};
@@ -397,6 +410,30 @@ public class JdbcTaskLedger {
                 + " AND updated_at < ? ORDER BY updated_at LIMIT ? FOR UPDATE SKIP LOCKED) AND "
                 + ExecutionOutcome.STALLED.sqlCondition() + " RETURNING id, run",
                 now, cutoff, limit);
+    }
+
+    /**
+     * R45: records the W3C {@code traceparent} of this execution's span as the task's latest ({@code trace_span}),
+     * under the lease, so that the next execution links to it. Moves nothing else ({@code updatedAt} stays: it is no
+     * sign of progress, R19) and fires no trigger (V15). Only called while tracing is on.
+     *
+     * @return true when written; false when the lease had moved on already (the execution finds out at its next write)
+     */
+    public boolean recordSpan(Lease lease, String traceSpan) {
+        return update("UPDATE background_task SET trace_span = ?" + LEASE, -1, "span record", traceSpan, lease.taskId(),
+                lease.run(), lease.executionId()) == 1;
+    }
+
+    /**
+     * R43/R45: how the history recorded the end of an execution (an {@link ExecutionOutcome} name), read by an
+     * execution that lost its lease to learn what ended it (TAKEN_OVER, STALLED, CANCELLED); only while tracing is on.
+     *
+     * @return the outcome, or empty while the entry is open or when there is none
+     */
+    public Optional<String> executionOutcome(UUID executionId) {
+        return LedgerException.of("query", () -> Jdbc.query(dataSource,
+                "SELECT outcome FROM task_execution WHERE execution_id = ? AND outcome IS NOT NULL",
+                rs -> rs.getString(1), executionId)).stream().findFirst();
     }
 
     /** R20: locks up to {@code limit} WAITING, dispatched rows not written since {@code cutoff}. */

@@ -53,6 +53,9 @@ public class TaskDispatcher {
     @Inject
     TaskKinds kinds;
 
+    @Inject
+    TaskTracing tracing;
+
     /**
      * R18 sweep: dispatches up to {@code limit} due, undispatched WAITING runs.
      *
@@ -82,7 +85,7 @@ public class TaskDispatcher {
     public void addCommitted(Dispatch run, Instant dispatchedAt) {
         TaskJobId job = run.job();
         try {
-            AddResult r = queue.add(job.toString(), payload(job), options(run));
+            AddResult r = queue.add(job.toString(), payload(job, run.traceParent()), options(run));
             if (r == AddResult.DUPLICATE) {
                 LOG.fine(() -> "task.dispatch " + job + ": the queue has it already (R2)");
             }
@@ -151,7 +154,7 @@ public class TaskDispatcher {
             return;
         }
         List<AddResult> results = queue.addBulk(runs.stream()
-                .map(run -> new NewJob(run.job().toString(), payload(run.job()), options(run))).toList());
+                .map(run -> new NewJob(run.job().toString(), payload(run.job(), run.traceParent()), options(run))).toList());
         List<TaskJobId> added = new ArrayList<>(runs.size());
         for (int i = 0; i < runs.size(); i++) {
             if (results.get(i) == AddResult.ADDED) {
@@ -211,7 +214,7 @@ public class TaskDispatcher {
     private void add(TaskJobId job, Instant now, String why) {
         BackgroundTask task = ledger.find(job.taskId()).orElse(null);
         JobOptions options = task == null ? policy.jobOptions() : options(new Dispatch(job, task.teamId(), task.kind()));
-        AddResult r = queue.add(job.toString(), payload(job), options);
+        AddResult r = queue.add(job.toString(), payload(job, task == null ? null : task.traceParent()), options);
         ledger.markDispatched(List.of(job), now);
         LOG.info(() -> "task.redispatch " + job + " (" + why + "): " + r);
     }
@@ -225,7 +228,15 @@ public class TaskDispatcher {
                 .withRateKey(TeamQueueLimits.rateKey(run.teamId(), run.kind()));
     }
 
-    private static String payload(TaskJobId job) {
-        return Jsons.PROVIDER.createObjectBuilder().add("taskId", job.taskId().toString()).add("run", job.run()).build().toString();
+    /**
+     * The job's payload: {@code {"taskId":…,"run":…}}, and while tracing is on the task's creating request's
+     * {@code "traceparent"} (R45), the parent of the job's execution spans.
+     */
+    private String payload(TaskJobId job, String traceParent) {
+        var payload = Jsons.PROVIDER.createObjectBuilder().add("taskId", job.taskId().toString()).add("run", job.run());
+        if (traceParent != null && tracing.on()) {
+            payload.add(TaskTracing.TRACEPARENT, traceParent);
+        }
+        return payload.build().toString();
     }
 }

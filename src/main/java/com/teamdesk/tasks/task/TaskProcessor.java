@@ -11,6 +11,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -86,15 +87,16 @@ public class TaskProcessor implements JobProcessor {
     TaskMetrics metrics;
 
     @Inject
-    TaskReads reads;
+    TaskTracing tracing;
 
     @Override
     public void process(Job job) throws Exception {
         TaskJobId jobId = TaskJobId.parse(job.id());
         Optional<JdbcTaskLedger.Claim> claim;
+        Instant claimedAt = clock.instant();
         try {
             claim = claim(new JdbcTaskLedger.ClaimRequest(jobId.taskId(), jobId.run(), job.attemptsMade(),
-                    job.workerId(), clock.instant()));
+                    job.workerId(), claimedAt));
         } catch (RuntimeException e) {
             throw infrastructureFault(jobId, "claim", e).orElseThrow(() -> e);
         }
@@ -110,6 +112,8 @@ public class TaskProcessor implements JobProcessor {
         }
         Execution execution = new Execution(task, lease, job, ledger, clock, pausePoints, System::nanoTime,
                 leaseCheckMs);
+        // R45: null while tracing is off (one field read); else this execution's span, current on this thread
+        TaskTracing.ExecutionSpan span = tracing.on() ? tracing.startExecution(job, task, lease, claimedAt) : null;
         String outcome = null; // null: the lease was lost, the history says why (resolved in finally)
         try {
             execution.pause(PausePoint.AFTER_CLAIM);
@@ -122,7 +126,7 @@ public class TaskProcessor implements JobProcessor {
         } catch (Exception e) {
             Optional<RuntimeException> fault = infrastructureFault(jobId, "execution", e);
             if (fault.isPresent()) {
-                outcome = DEFERRED;
+                outcome = ExecutionOutcome.DEFERRED.name();
                 throw fault.get();
             }
             outcome = failureOutcome(e).name();
@@ -131,25 +135,13 @@ public class TaskProcessor implements JobProcessor {
             }
         } finally {
             Duration took = Duration.ofNanos(System.nanoTime() - started);
+            String ended = outcome != null ? outcome : tracing.outcomeAfterLeaseLost(lease);
             metrics.runDuration(task.kind(), took);
-            metrics.executionEnded(task.kind(), outcome != null ? outcome : lostTo(lease), took);
-        }
-    }
-
-    /** The metric's outcome of an execution an outage deferred (R35): its history entry stays open until a claim. */
-    private static final String DEFERRED = "DEFERRED";
-
-    /**
-     * Issue 32: why an execution's lease was lost, as its history entry says (R43: the statement that took
-     * it closed it): TAKEN_OVER, CANCELLED, STALLED; {@code LEASE_LOST} when that cannot be read. One read, only
-     * after a lease loss.
-     */
-    private String lostTo(Lease lease) {
-        try {
-            return reads.outcomeOf(lease.executionId()).map(Enum::name).orElse("LEASE_LOST");
-        } catch (RuntimeException e) {
-            LOG.log(Level.FINE, "execution outcome read", e);
-            return "LEASE_LOST";
+            metrics.executionEnded(task.kind(), ended, took);
+            if (span != null) {
+                span.outcome(ended);
+                span.end();
+            }
         }
     }
 

@@ -91,17 +91,6 @@ public class TaskReads {
     }
 
     /**
-     * Issue 32: how an execution ended, from its history entry (R43).
-     *
-     * @return the outcome; empty while it is open, or when no entry has this id (its task was deleted)
-     */
-    public Optional<ExecutionOutcome> outcomeOf(UUID executionId) {
-        return LedgerException.of("execution outcome", () -> Jdbc.query(dataSource,
-                "SELECT outcome FROM task_execution WHERE execution_id = ?", rs -> rs.getString(1), executionId))
-                .stream().filter(java.util.Objects::nonNull).map(ExecutionOutcome::valueOf).findFirst();
-    }
-
-    /**
      * The row with its change sequence (the event id of live streams, issue 14).
      *
      * @return the row and its {@code change_seq}, or empty when no task has this id

@@ -76,6 +76,9 @@ public class TaskService {
     @Inject
     com.teamdesk.tasks.team.SystemEventService events;
 
+    @Inject
+    TaskTracing tracing;
+
     /**
      * Creates a task (WAITING, run 0) and dispatches it at once unless it is scheduled for later
      * ({@code runAt}, R24: the dispatch sweep hands it to the queue when due). The kind's
@@ -119,11 +122,13 @@ public class TaskService {
         Instant runAt = runAt(req.runAt(), now);
         UUID id = UUID.randomUUID();
         boolean dueNow = !runAt.isAfter(now);
+        // R45: the request's trace context (Payara's span of this POST), stored with the task; null while tracing is off
+        String traceParent = tracing.currentTraceParent();
         Created created;
         if (idem == null) {
             // One statement, committed on its own (auto-commit): no JTA transaction to begin and end (issue 16).
             created = new Created(ledger.insert(id, kind, teamId, callerId, accepted.scope(), accepted.params(), runAt,
-                    now, dueNow), null);
+                    now, dueNow, traceParent), null);
         } else {
             created = transactions.inNewTransaction(TxSite.REQUEST, () -> {
                 Optional<IdempotencyKeys.Stored> earlier = keys.record(idem, id, ACCEPTED, now);
@@ -131,7 +136,7 @@ public class TaskService {
                     return new Created(null, earlier.get());
                 }
                 return new Created(ledger.insert(id, kind, teamId, callerId, accepted.scope(), accepted.params(), runAt,
-                        now, dueNow), null);
+                        now, dueNow, traceParent), null);
             });
         }
         if (created.raced() != null) {
@@ -139,7 +144,7 @@ public class TaskService {
         }
         metrics.created(kind);
         if (dueNow) {
-            dispatcher.addCommitted(new Dispatch(TaskJobId.of(id, 0), teamId, kind), now); // after the commit: R18 (issue 16)
+            dispatcher.addCommitted(new Dispatch(TaskJobId.of(id, 0), teamId, kind, traceParent), now); // after the commit: R18 (issue 16)
         }
         return new Submitted(created.task(), ACCEPTED, false);
     }

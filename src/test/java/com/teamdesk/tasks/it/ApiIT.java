@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.teamdesk.tasks.it.export.ClientQueue;
 import com.teamdesk.tasks.it.support.Api;
 import com.teamdesk.tasks.it.support.Api.Reply;
 import com.teamdesk.tasks.it.support.TestData;
@@ -52,9 +53,12 @@ class ApiIT {
             "links");
     private static final Duration TASK_TIMEOUT = Duration.ofSeconds(60);
 
+    /** This deployment's Redis prefix, to read its queue jobs. */
+    private static final String PREFIX = "it-api-" + UUID.randomUUID().toString().substring(0, 8);
+
     @Deployment(testable = false)
     static WebArchive deployment() {
-        return TestDeployments.app(Map.of());
+        return TestDeployments.app(Map.of("teamdesk.redis.prefix", PREFIX));
     }
 
     @ArquillianResource
@@ -291,6 +295,30 @@ class ApiIT {
         assertEquals(200, listed.status(), listed.toString());
         assertEquals(List.of(task.getString("id")), ids(listed));
         assertProblem(api.post("tasks/" + task.getString("id") + "/retry", customer, null), 409, "task.not_failed");
+    }
+
+    /**
+     * R45: tracing is off by default (no {@code otel.sdk.disabled=false}): even a request that brings a W3C
+     * {@code traceparent} leaves none with the task and its queue job carries none.
+     */
+    @Test
+    void tracingIsOffByDefault() {
+        UUID ticket = data.ticket(t.id(), t.customer(), t.staff(), "Untraced");
+        String owner = Tokens.of(t.owner());
+        Reply created = api.send("POST", api.uri(tasks()), owner,
+                "{\"kind\":\"REMINDER\",\"ticketId\":\"" + ticket + "\",\"message\":\"Please look\"}",
+                List.of("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"));
+        assertEquals(202, created.status(), created.toString());
+        String task = created.json().getString("id");
+        awaitStatus(task, owner, "COMPLETED");
+        assertEquals(0L, data.count("SELECT count(*) FROM background_task WHERE id = ?::uuid"
+                + " AND (trace_parent IS NOT NULL OR trace_span IS NOT NULL)", task), "no trace stored with the task");
+        try (ClientQueue queue = new ClientQueue(PREFIX)) {
+            String payload = queue.queue().getJob(task + "-0").orElseThrow().data();
+            JsonObject job = jakarta.json.Json.createReader(new java.io.StringReader(payload)).readObject();
+            assertEquals(task, job.getString("taskId"));
+            assertFalse(job.containsKey("traceparent"), "the job carries no trace context: " + payload);
+        }
     }
 
     @Test

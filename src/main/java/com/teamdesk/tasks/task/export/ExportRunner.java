@@ -8,11 +8,13 @@ import com.teamdesk.tasks.task.PausePoint;
 import com.teamdesk.tasks.task.TaskRejected;
 import com.teamdesk.tasks.task.TaskRejected.Reason;
 import com.teamdesk.tasks.task.TaskScope;
+import com.teamdesk.tasks.task.TaskTracing;
 import com.teamdesk.tasks.team.JdbcTicketReader;
 import com.teamdesk.tasks.team.JdbcTicketReader.RoleHolder;
 import com.teamdesk.tasks.team.Role;
 import com.teamdesk.tasks.team.TeamAccess;
 import com.teamdesk.tasks.team.TicketFilter;
+import io.opentelemetry.api.trace.Span;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedThreadFactory;
@@ -96,6 +98,9 @@ public class ExportRunner {
     @Resource
     ManagedThreadFactory threadFactory;
 
+    @Inject
+    TaskTracing tracing;
+
     private ExecutorService chunkStores;
 
     /**
@@ -153,8 +158,18 @@ public class ExportRunner {
                 while (more) {
                     int base = percent(written, total);
                     // R23: a lease-checked write at least every ~1 s of work, whatever the batch size.
-                    CopyCsv.Batch batch = copyBatch(csv, tickets.batchQuery(CopyCsv.COLUMNS, task.teamId(), visibleTo,
-                            filter, afterCreatedAt, afterId, batchSize, holder), () -> ex.checkLeaseIfDue(base));
+                    // R45: each batch's COPY is a span inside the execution's (a no-op span while tracing is off)
+                    Span batchSpan = tracing.child(TaskTracing.EXPORT_BATCH_SPAN);
+                    CopyCsv.Batch batch;
+                    try {
+                        batch = copyBatch(csv, tickets.batchQuery(CopyCsv.COLUMNS, task.teamId(), visibleTo,
+                                filter, afterCreatedAt, afterId, batchSize, holder), () -> ex.checkLeaseIfDue(base));
+                        if (batchSpan.isRecording()) {
+                            batchSpan.setAttribute(TaskTracing.ROWS, (long) batch.rows());
+                        }
+                    } finally {
+                        batchSpan.end();
+                    }
                     if (batch.rows() == 0) {
                         break;
                     }

@@ -239,7 +239,7 @@ public class TaskChangeListener {
                 TaskStatus.valueOf(o.getString("status")), o.getInt("run"), o.getInt("attempts"), o.getInt("progress"),
                 null, null, instant(o, "runAt"), string(o, "lastError"), null, null, string(o, "resultSummary"),
                 instant(o, "expiresAt"), instant(o, "createdAt"), instant(o, "updatedAt"), instant(o, "cancelledAt"),
-                uuid(o, "cancelledBy"), uuid(o, "scheduleId"), instant(o, "slotAt"));
+                uuid(o, "cancelledBy"), uuid(o, "scheduleId"), instant(o, "slotAt"), null, null);
         return Optional.of(new Versioned(o.getJsonNumber("seq").longValue(), t));
     }
 

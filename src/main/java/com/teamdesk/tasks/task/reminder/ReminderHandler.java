@@ -14,9 +14,12 @@ import com.teamdesk.tasks.task.TaskKindHandler;
 import com.teamdesk.tasks.task.TaskRejected;
 import com.teamdesk.tasks.task.TaskRejected.Reason;
 import com.teamdesk.tasks.task.TaskScope;
+import com.teamdesk.tasks.task.TaskTracing;
 import com.teamdesk.tasks.team.Ticket;
 import com.teamdesk.tasks.team.TicketService;
 import com.teamdesk.tasks.team.TicketStatus;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.StatusCode;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;
@@ -43,6 +46,9 @@ public class ReminderHandler implements TaskKindHandler<ReminderParams> {
 
     @Inject
     Transactions transactions;
+
+    @Inject
+    TaskTracing tracing;
 
     @Inject
     TicketService tickets;
@@ -119,8 +125,19 @@ public class ReminderHandler implements TaskKindHandler<ReminderParams> {
 
     @Override
     public void run(Execution execution, ReminderParams params) {
-        transactions.inNewTransaction(TxSite.WORKER,
-                () -> transaction.apply(execution.lease(), execution.task(), params));
+        // R45: the transaction is a span inside the execution's (a no-op span while tracing is off)
+        Span span = tracing.child(TaskTracing.REMINDER_TRANSACTION_SPAN);
+        try {
+            transactions.inNewTransaction(TxSite.WORKER,
+                    () -> transaction.apply(execution.lease(), execution.task(), params));
+        } catch (RuntimeException e) {
+            if (span.isRecording()) {
+                span.setStatus(StatusCode.ERROR, e.getClass().getSimpleName());
+            }
+            throw e;
+        } finally {
+            span.end();
+        }
         execution.reportCompletedToQueue();
     }
 
