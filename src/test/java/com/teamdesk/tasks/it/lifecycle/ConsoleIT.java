@@ -327,7 +327,9 @@ class ConsoleIT {
     /**
      * A member cancels a running export and sees CANCELLED. The test holds an exclusive lock on its private
      * schema's ticket table, so the export, once claimed (RUNNING), waits at its first read until the test
-     * lets go; the cancel (an UPDATE of the task row) does not need that lock.
+     * lets go. The cancel's UPDATE of the task row commits with its system event (issue 32), whose foreign key
+     * to {@code ticket} waits on that lock too: the test lets go once both wait, and the cancel, holding the
+     * task row since its UPDATE, commits before the export can write it again (which then finds its lease gone).
      */
     @Test
     void aMemberCancelsARunningExport() throws Exception {
@@ -352,16 +354,17 @@ class ConsoleIT {
                         By.cssSelector("#tasks li.task[data-status=RUNNING]")).stream().findFirst()
                         .map(e -> e.getAttribute("id")).orElse(null));
                 click(By.cssSelector("#" + id + " .task-cancel"));
-                within(WAIT).until(ExpectedConditions.attributeToBe(By.id(id), "data-status", "CANCELLED"));
-                within(WAIT).until(ExpectedConditions.textToBePresentInElementLocated(By.id(id),
-                        "Cancelled by a member of the team."));
-                assertTrue(driver.findElements(By.cssSelector("#" + id + " .task-retry")).size() == 1, "retry offered");
-                shot("member-cancelled", "tasks-title");
+                awaitBlockedBy(pid, 2); // the export's read and the cancel's event
                 cancelled = id;
             } finally {
                 lock.rollback();
             }
         }
+        within(WAIT).until(ExpectedConditions.attributeToBe(By.id(cancelled), "data-status", "CANCELLED"));
+        within(WAIT).until(ExpectedConditions.textToBePresentInElementLocated(By.id(cancelled),
+                "Cancelled by a member of the team."));
+        assertTrue(driver.findElements(By.cssSelector("#" + cancelled + " .task-retry")).size() == 1, "retry offered");
+        shot("member-cancelled", "tasks-title");
         // Issue 32: retried, it completes in a new run; its history shows both runs, who did what, each execution
         String id = cancelled;
         click(By.cssSelector("#" + id + " .task-retry"));
@@ -654,13 +657,18 @@ class ConsoleIT {
 
     /** Waits (bounded) until some backend waits on the lock held by {@code holderPid}. */
     private static void awaitBlockedBy(int holderPid) throws Exception {
+        awaitBlockedBy(holderPid, 1);
+    }
+
+    /** Waits until at least {@code n} backends wait for a lock {@code holderPid} holds. */
+    private static void awaitBlockedBy(int holderPid, int n) throws Exception {
         within(WAIT).until(d -> {
             try (Connection c = data.connection(); PreparedStatement ps = c.prepareStatement(
                     "SELECT count(*) FROM pg_stat_activity WHERE ? = ANY (pg_blocking_pids(pid))")) {
                 ps.setInt(1, holderPid);
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
-                    return rs.getLong(1) > 0;
+                    return rs.getLong(1) >= n;
                 }
             } catch (Exception e) {
                 throw new IllegalStateException(e);

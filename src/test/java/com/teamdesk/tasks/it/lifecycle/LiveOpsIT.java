@@ -549,8 +549,9 @@ class LiveOpsIT {
         assertEquals(3.0, metric("teamdesk_task_executions_total", "EXPORT", "completed") - executed0);
         assertEquals(2.0, metric("teamdesk_task_executions_total", "EXPORT", "rejected") - rejected0);
         String text = body(send(a, "GET", "metrics", null, null)) + body(send(b, "GET", "metrics", null, null));
-        assertTrue(text.contains("teamdesk_task_execution_duration_seconds_bucket{le=") || text.contains(
-                "teamdesk_task_execution_duration_seconds_bucket{outcome="), "histogram buckets on /metrics");
+        assertTrue(text.lines().anyMatch(l -> l.startsWith("teamdesk_task_execution_duration_bucket{")
+                && l.contains("outcome=\"completed\"") && l.contains("le=\"0.1\"")), () -> "histogram buckets on /metrics: "
+                + text.lines().filter(l -> l.contains("execution_duration_bucket")).limit(10).toList());
         assertTrue(text.contains("outcome=\"completed\""), "by outcome");
         for (String name : List.of("teamdesk_task_run_duration", "teamdesk_task_queue_wait", "teamdesk_queue_jobs",
                 "teamdesk_sweep_duration", "teamdesk_sweep_rows_total", "teamdesk_event_streams_open")) {
