@@ -9,6 +9,7 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -16,6 +17,7 @@ import org.eclipse.microprofile.metrics.Metadata;
 import org.eclipse.microprofile.metrics.MetricRegistry;
 import org.eclipse.microprofile.metrics.MetricUnits;
 import org.eclipse.microprofile.metrics.Tag;
+import org.eclipse.microprofile.metrics.Timer;
 
 /**
  * Application metrics of the task engine (issue 14), served by MicroProfile Metrics on {@code /metrics}
@@ -41,6 +43,7 @@ public class TaskMetrics {
     RedisResources redis;
 
     private final AtomicInteger openStreams = new AtomicInteger();
+    private final ConcurrentHashMap<String, Timer> timers = new ConcurrentHashMap<>();
     private volatile Map<JobState, Long> queueCounts = Map.of();
     private volatile long queueCountsAt;
 
@@ -101,9 +104,7 @@ public class TaskMetrics {
 
     /** One execution ended (any outcome): its duration from claim to end. */
     public void runDuration(TaskKind kind, Duration d) {
-        registry.timer(Metadata.builder().withName("teamdesk_task_run_duration")
-                .withDescription("Duration of one execution, claim to end").build(), new Tag("kind", kind.name()))
-                .update(d);
+        timer("teamdesk_task_run_duration", "Duration of one execution, claim to end", "kind", kind.name()).update(d);
     }
 
     /**
@@ -118,15 +119,13 @@ public class TaskMetrics {
         registry.counter(Metadata.builder().withName("teamdesk_task_executions")
                 .withDescription("Executions ended on this instance's worker, by kind and outcome").build(),
                 new Tag("kind", kind.name()), new Tag("outcome", o)).inc();
-        registry.timer(Metadata.builder().withName("teamdesk_task_execution_duration")
-                .withDescription("Duration of one execution, claim to end, by outcome").build(), new Tag("outcome", o))
+        timer("teamdesk_task_execution_duration", "Duration of one execution, claim to end, by outcome", "outcome", o)
                 .update(d.isNegative() ? Duration.ZERO : d);
     }
 
     /** The first claim of a run: time from the run's creation ({@code runAt}) to its claim. */
     public void queueWait(TaskKind kind, Duration d) {
-        registry.timer(Metadata.builder().withName("teamdesk_task_queue_wait")
-                .withDescription("Time from a run's creation to its first claim").build(), new Tag("kind", kind.name()))
+        timer("teamdesk_task_queue_wait", "Time from a run's creation to its first claim", "kind", kind.name())
                 .update(d.isNegative() ? Duration.ZERO : d);
     }
 
@@ -175,8 +174,7 @@ public class TaskMetrics {
 
     /** One tick of a sweep ran: its duration and the rows it handled. */
     public void sweep(String timer, Duration d, int rows) {
-        registry.timer(Metadata.builder().withName("teamdesk_sweep_duration")
-                .withDescription("Duration of one sweep tick").build(), new Tag("timer", timer)).update(d);
+        timer("teamdesk_sweep_duration", "Duration of one sweep tick", "timer", timer).update(d);
         counter("teamdesk_sweep_rows", "Rows handled by sweeps", "timer", timer).inc(rows);
     }
 
@@ -192,6 +190,29 @@ public class TaskMetrics {
      */
     public void streamEnded(String why) {
         counter("teamdesk_event_streams_ended", "Event streams ended, by why", "why", why).inc();
+    }
+
+    /**
+     * The timer of that name and tag, made once. Payara's registry builds a new timer's percentile and bucket
+     * configuration in a plain {@code HashMap} it shares between all its timers and histograms, so two threads
+     * making timers at once corrupt it (a {@code ConcurrentModificationException} in the context's startup
+     * when a worker thread ended an execution while {@link #init} registered the sweep timers: the deployment
+     * failed, CI of stop 40). Every timer is therefore made under one lock, and kept, so a hot path takes none.
+     */
+    private Timer timer(String name, String description, String tag, String value) {
+        String key = name + '\u0000' + tag + '\u0000' + value;
+        Timer t = timers.get(key);
+        if (t == null) {
+            synchronized (timers) {
+                t = timers.get(key);
+                if (t == null) {
+                    t = registry.timer(Metadata.builder().withName(name).withDescription(description).build(),
+                            new Tag(tag, value));
+                    timers.put(key, t);
+                }
+            }
+        }
+        return t;
     }
 
     private org.eclipse.microprofile.metrics.Counter counter(String name, String description, String tag, String value) {
