@@ -202,17 +202,13 @@ public class TaskMetrics {
     private Timer timer(String name, String description, String tag, String value) {
         String key = name + '\u0000' + tag + '\u0000' + value;
         Timer t = timers.get(key);
-        if (t == null) {
-            synchronized (timers) {
-                t = timers.get(key);
-                if (t == null) {
-                    t = registry.timer(Metadata.builder().withName(name).withDescription(description).build(),
-                            new Tag(tag, value));
-                    timers.put(key, t);
-                }
-            }
+        if (t != null) {
+            return t;
         }
-        return t;
+        synchronized (timers) { // one lock for every key: computeIfAbsent alone locks only the key's bin
+            return timers.computeIfAbsent(key, k -> registry.timer(Metadata.builder().withName(name)
+                    .withDescription(description).build(), new Tag(tag, value)));
+        }
     }
 
     private org.eclipse.microprofile.metrics.Counter counter(String name, String description, String tag, String value) {
