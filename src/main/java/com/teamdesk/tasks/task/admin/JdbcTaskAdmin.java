@@ -122,15 +122,16 @@ public class JdbcTaskAdmin {
     public List<AdminExecution> executions(ExecutionFilter f, Instant afterClaimedAt, UUID afterId, int limit) {
         StringBuilder sql = new StringBuilder("SELECT e.task_id, t.kind, t.team_id, e.execution_id, e.run, e.attempt,"
                 + " e.worker, e.claimed_at, e.ended_at, e.outcome, e.cause, e.progress, e.taken_over_by"
-                + " FROM task_execution e JOIN background_task t ON t.id = e.task_id WHERE true");
+                + from(f));
         List<Object> args = new ArrayList<>();
         where(f, sql, args);
+        String k = incidentsOnly(f) ? "i" : "e";
         if (afterClaimedAt != null) {
-            sql.append(" AND (e.claimed_at, e.execution_id) < (?, ?)");
+            sql.append(" AND (").append(k).append(".claimed_at, ").append(k).append(".execution_id) < (?, ?)");
             args.add(afterClaimedAt);
             args.add(afterId);
         }
-        sql.append(" ORDER BY e.claimed_at DESC, e.execution_id DESC LIMIT ?");
+        sql.append(" ORDER BY ").append(k).append(".claimed_at DESC, ").append(k).append(".execution_id DESC LIMIT ?");
         args.add(limit);
         return query(sql.toString(), rs -> {
             Instant claimed = instant(rs, 8);
@@ -146,12 +147,28 @@ public class JdbcTaskAdmin {
     /** R44: executions matching the filter by outcome ({@code RUNNING}: not ended), with their distinct workers. */
     public List<OutcomeCount> executionCounts(ExecutionFilter f) {
         StringBuilder sql = new StringBuilder("SELECT coalesce(e.outcome, 'RUNNING'), count(*), count(DISTINCT e.worker)"
-                + " FROM task_execution e JOIN background_task t ON t.id = e.task_id WHERE true");
+                + from(f));
         List<Object> args = new ArrayList<>();
         where(f, sql, args);
         sql.append(" GROUP BY 1");
         return query(sql.toString(), rs -> new OutcomeCount(rs.getString(1), rs.getLong(2), rs.getLong(3)),
                 args.toArray());
+    }
+
+    /**
+     * The incident view (only STALLED and/or TAKEN_OVER, no running ones) reads the few incidents' side table
+     * (V16) instead of walking the whole history; every other filter reads the history.
+     */
+    private static boolean incidentsOnly(ExecutionFilter f) {
+        return !f.running() && !f.outcomes().isEmpty()
+                && Set.of(ExecutionOutcome.STALLED, ExecutionOutcome.TAKEN_OVER).containsAll(f.outcomes());
+    }
+
+    private static String from(ExecutionFilter f) {
+        return (incidentsOnly(f)
+                ? " FROM task_execution_incident i JOIN task_execution e ON e.execution_id = i.execution_id"
+                : " FROM task_execution e")
+                + " JOIN background_task t ON t.id = e.task_id WHERE true";
     }
 
     private static void where(ExecutionFilter f, StringBuilder sql, List<Object> args) {
