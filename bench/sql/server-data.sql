@@ -2,7 +2,10 @@
 --   users  b0..01 bench-owner (OWNER of every bench team), b0..02 bench-idle (OWNER of team idle,
 --          which has no tickets: its SELF exports are 0-row CSVs, the trivial task of P2/P4),
 --          50 requesters and 10 staff assignees;
---   teams  t5k, t20k, t50k with 5 000, 20 000 and 50 000 tickets (P3), idle with none (P2, P4).
+--   teams  t5k, t20k, t50k with 5 000, 20 000 and 50 000 tickets (P3), idle with none (P2, P4),
+--          bench-rem-1..8 with 4 OPEN tickets each assigned to staff-1 (P2r reminders, issue 33: a reminder
+--          takes its team's lock, so reminders of one team serialise; 8 teams for 8 workers), from
+--          bench/sql/p2r-reminder-data.sql, which the peer's database gets too (bench/sql/p2r-peer.sql).
 -- Ticket bodies are ~380 characters with a comma, a quote and a line break (quoted CSV cells), so that
 -- 50 000 tickets make a ~20 MB CSV like the issue's; 1 % of titles start with '=' (formula neutralised).
 -- bench_claim records the claim (R7) of every task: the app's updated_at at the moment it turned RUNNING
@@ -23,6 +26,7 @@ INSERT INTO team (id, slug, name) VALUES
     ('7b000000-0000-4000-8000-000000020000', 'bench-20k', 'Bench 20k'),
     ('7b000000-0000-4000-8000-000000050000', 'bench-50k', 'Bench 50k'),
     ('7b000000-0000-4000-8000-000000000000', 'bench-idle', 'Bench idle');
+\ir p2r-reminder-data.sql
 
 INSERT INTO membership (team_id, user_id, role)
 SELECT t.id, 'b0000000-0000-4000-8000-000000000001', 'OWNER' FROM team t WHERE t.slug LIKE 'bench-%';
@@ -49,6 +53,11 @@ FROM (VALUES ('7b000000-0000-4000-8000-000000005000'::uuid, 5000),
              ('7b000000-0000-4000-8000-000000020000'::uuid, 20000),
              ('7b000000-0000-4000-8000-000000050000'::uuid, 50000)) AS t(id, rows)
 CROSS JOIN LATERAL generate_series(1, t.rows) n;
+
+-- P2r: staff-1, the assignee of the reminder teams' tickets (recipients ASSIGNEE: one notification per
+-- reminder), is STAFF of those teams; bench-owner is their OWNER (above).
+INSERT INTO membership (team_id, user_id, role)
+SELECT t.id, 'b2000000-0000-4000-8000-000000000001', 'STAFF' FROM team t WHERE t.slug LIKE 'bench-rem-%';
 
 CREATE TABLE bench_claim (task_id uuid NOT NULL, run int NOT NULL, claimed_at timestamptz NOT NULL,
                           seen_at timestamptz NOT NULL);

@@ -33,7 +33,8 @@ import java.util.function.IntFunction;
  * happened before the client read the answer).
  *
  * <p>Usage: {@code P4Latency latency <base url> <key> <jdbc url> <db user> <tasks> <rate per s>} or
- * {@code P4Latency throughput <base url> <key> <jdbc url> <db user> <tasks> <clients> [jdk]}. Prints one JSON line.
+ * {@code P4Latency throughput <base url> <key> <jdbc url> <db user> <tasks> <clients> [jdk]}, or
+ * {@code P4Latency engine|engineReminder <base url> <key> <jdbc url> <db user> <tasks> 0}. Prints one JSON line.
  */
 public final class P4Latency {
 
@@ -49,6 +50,8 @@ public final class P4Latency {
                 latency(api, token, db, tasks, Double.parseDouble(args[6]));
             } else if (args[0].equals("engine")) {
                 engine(api, token, db, tasks);
+            } else if (args[0].equals("engineReminder")) {
+                engineReminder(api, Api.token(Path.of(args[2]), Api.OWNER, "bench-owner"), db, tasks);
             } else {
                 throughput(api, token, db, tasks, Integer.parseInt(args[6]), args.length > 7 && args[7].equals("jdk"));
             }
@@ -174,19 +177,125 @@ public final class P4Latency {
         }
         awaitCompleted(db, ids);
         double allS = (System.nanoTime() - t0) / 1e9;
-        double execS;
+        double execS = claimToLastCompletionSeconds(db, ids);
+        System.err.printf(Locale.ROOT, "P2 ours (engine, no HTTP): %d tasks: first claim -> last completion %.2f s = %.0f"
+                + " tasks/s; insert -> last completion %.2f s%n", tasks, execS, tasks / execS, allS);
+        System.out.println(String.format(Locale.ROOT, "{\"tasks\":%d,\"claimToLastCompletionSeconds\":%.3f,"
+                + "\"engineTasksPerSecond\":%.1f,\"insertToLastCompletionSeconds\":%.3f}", tasks, execS, tasks / execS, allS));
+    }
+
+    /** P2r: the reminder of the API warm-up and of the rows the engine round inserts (recipients ASSIGNEE: staff-1). */
+    static final String REMINDER_MESSAGE = "P2r bench reminder: please follow up.";
+
+    /**
+     * P2r (issue 33), ours without HTTP, with real work: {@link #engine} with REMINDER tasks. The tickets are the
+     * OPEN tickets of the teams bench-rem-1..8 (bench/sql/server-data.sql: 4 each, assigned to staff-1; the
+     * bench owner is OWNER of every team, so the reminders are TEAM scope). Warm-up: one reminder per ticket
+     * (at least 20) created through the API and awaited; then {@code tasks} WAITING REMINDER rows are inserted in
+     * one SQL statement as {@code JdbcTaskLedger.insert} writes them, each with the team, owner, scope and stored
+     * filters of one of those API-created reminders (cycling over the tickets, so consecutive rows go to
+     * different teams), dispatched by the server's sweep. Each execution (ReminderTransaction, one transaction)
+     * locks the team, reads the lease, the owner's role and the ticket (FOR UPDATE), inserts one notification,
+     * bumps the ticket's version, appends a system event and completes the task under its lease. Rate: first
+     * claim to last completion ({@code engineTasksPerSecond}), as {@link #engine}. Fails unless every task
+     * COMPLETED and the work happened: exactly {@code tasks} notifications and {@code ticket.reminder_sent}
+     * events name these tasks, and the tickets' versions went up by {@code tasks} in all.
+     */
+    static void engineReminder(Api api, String token, Connection db, int tasks) throws Exception {
+        List<UUID[]> tickets = new ArrayList<>(); // {ticket, team}
+        try (PreparedStatement ps = db.prepareStatement("SELECT k.id, k.team_id FROM ticket k JOIN team t ON t.id = k.team_id"
+                + " WHERE t.slug LIKE 'bench-rem-%' AND k.status = 'OPEN' AND k.assignee_id IS NOT NULL ORDER BY k.id");
+                ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                tickets.add(new UUID[] {rs.getObject(1, UUID.class), rs.getObject(2, UUID.class)});
+            }
+        }
+        if (tickets.isEmpty()) {
+            throw new IllegalStateException("no OPEN tickets of the teams bench-rem-*: load bench/sql/server-data.sql");
+        }
+        List<UUID> warm = new ArrayList<>();
+        for (int i = 0; i < Math.max(20, tickets.size()); i++) { // warm-up, and the reminders whose filters the rows copy
+            UUID[] t = tickets.get(i % tickets.size());
+            warm.add(Api.idOf(api.create(token, t[1], "{\"kind\":\"REMINDER\",\"ticketId\":\"" + t[0]
+                    + "\",\"message\":\"" + REMINDER_MESSAGE + "\",\"recipients\":\"ASSIGNEE\"}")));
+        }
+        awaitCompleted(db, warm);
+        List<UUID> templates = warm.subList(0, tickets.size()); // one per ticket, in ticket id order
+        UUID[] ticketIds = tickets.stream().map(t -> t[0]).toArray(UUID[]::new);
+        long versionsBefore = ticketVersions(db, ticketIds);
+        List<UUID> ids = new ArrayList<>();
+        long t0 = System.nanoTime();
+        db.setAutoCommit(true);
+        // src.k orders the templates by (ticket number k, team t): ticket ids are 7c..-0000000kkktt
+        try (PreparedStatement ps = db.prepareStatement("WITH src AS (SELECT row_number() OVER (ORDER BY filters->>'ticketId')"
+                + " - 1 AS k, team_id, owner_id, scope, filters FROM background_task WHERE id = ANY(?))"
+                + " INSERT INTO background_task (id, kind, team_id, owner_id, scope, filters, status, run, attempts,"
+                + " progress, run_at, created_at, updated_at)"
+                + " SELECT gen_random_uuid(), 'REMINDER', s.team_id, s.owner_id, s.scope, s.filters, 'WAITING', 0, 0, 0,"
+                + " now(), now(), now() FROM generate_series(0, ? - 1) n JOIN src s ON s.k = n % ? RETURNING id")) {
+            ps.setArray(1, db.createArrayOf("uuid", templates.toArray()));
+            ps.setInt(2, tasks);
+            ps.setInt(3, templates.size());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(rs.getObject(1, UUID.class));
+                }
+            }
+        }
+        if (ids.size() != tasks) {
+            throw new IllegalStateException("inserted " + ids.size() + " of " + tasks + " reminder rows");
+        }
+        awaitCompleted(db, ids);
+        double allS = (System.nanoTime() - t0) / 1e9;
+        double execS = claimToLastCompletionSeconds(db, ids);
+        long notifications;
+        long events;
+        try (PreparedStatement ps = db.prepareStatement("SELECT (SELECT count(*) FROM notification WHERE task_id = ANY(?)),"
+                + " (SELECT count(*) FROM system_event WHERE task_id = ANY(?) AND kind = 'ticket.reminder_sent')")) {
+            java.sql.Array a = db.createArrayOf("uuid", ids.toArray());
+            ps.setArray(1, a);
+            ps.setArray(2, a);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                notifications = rs.getLong(1);
+                events = rs.getLong(2);
+            }
+        }
+        long bumps = ticketVersions(db, ticketIds) - versionsBefore;
+        if (notifications != tasks || events != tasks || bumps != tasks) {
+            throw new IllegalStateException("P2r ours: " + tasks + " reminders COMPLETED but " + notifications
+                    + " notifications, " + events + " reminder events and " + bumps + " ticket version bumps");
+        }
+        System.err.printf(Locale.ROOT, "P2r ours (engine, reminders, no HTTP): %d tasks over %d tickets: first claim -> last"
+                + " completion %.2f s = %.0f tasks/s; insert -> last completion %.2f s; %d notifications, %d events,"
+                + " %d version bumps%n", tasks, tickets.size(), execS, tasks / execS, allS, notifications, events, bumps);
+        System.out.println(String.format(Locale.ROOT, "{\"tasks\":%d,\"tickets\":%d,\"claimToLastCompletionSeconds\":%.3f,"
+                + "\"engineTasksPerSecond\":%.1f,\"insertToLastCompletionSeconds\":%.3f,\"notifications\":%d,"
+                + "\"events\":%d,\"versionBumps\":%d}", tasks, tickets.size(), execS, tasks / execS, allS, notifications,
+                events, bumps));
+    }
+
+    /** @return seconds from the first claim of the tasks (bench_claim) to the last one's completion */
+    private static double claimToLastCompletionSeconds(Connection db, List<UUID> ids) throws Exception {
         try (PreparedStatement ps = db.prepareStatement("SELECT extract(epoch FROM max(t.updated_at) - min(c.claimed_at))"
                 + " FROM background_task t JOIN bench_claim c ON c.task_id = t.id WHERE t.id = ANY(?)")) {
             ps.setArray(1, db.createArrayOf("uuid", ids.toArray()));
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
-                execS = rs.getDouble(1);
+                return rs.getDouble(1);
             }
         }
-        System.err.printf(Locale.ROOT, "P2 ours (engine, no HTTP): %d tasks: first claim -> last completion %.2f s = %.0f"
-                + " tasks/s; insert -> last completion %.2f s%n", tasks, execS, tasks / execS, allS);
-        System.out.println(String.format(Locale.ROOT, "{\"tasks\":%d,\"claimToLastCompletionSeconds\":%.3f,"
-                + "\"engineTasksPerSecond\":%.1f,\"insertToLastCompletionSeconds\":%.3f}", tasks, execS, tasks / execS, allS));
+    }
+
+    /** @return the sum of the tickets' versions */
+    private static long ticketVersions(Connection db, UUID[] ticketIds) throws Exception {
+        try (PreparedStatement ps = db.prepareStatement("SELECT coalesce(sum(version), 0) FROM ticket WHERE id = ANY(?)")) {
+            ps.setArray(1, db.createArrayOf("uuid", ticketIds));
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
     }
 
     /**
