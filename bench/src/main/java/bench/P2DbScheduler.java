@@ -117,6 +117,9 @@ public final class P2DbScheduler {
 
     /** True when the last three rates are within 10 % of each other (the slowest at least 1/1.1 of the fastest). */
     static boolean steady(List<Double> rates) {
+        if (rates.size() < 3) {
+            return false;
+        }
         List<Double> last3 = rates.subList(rates.size() - 3, rates.size());
         return Collections.min(last3) * 1.1 >= Collections.max(last3);
     }
