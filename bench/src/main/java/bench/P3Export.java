@@ -54,6 +54,15 @@ public final class P3Export {
     }
 
     public static void main(String[] args) throws Exception {
+        if (args[0].equals("large")) {
+            args = java.util.Arrays.copyOfRange(args, 1, args.length);
+            Api api = new Api(args[0]);
+            String token = Api.token(Path.of(args[1]), Api.OWNER, "bench-owner");
+            try (Connection db = DriverManager.getConnection(args[2], args[3], "")) {
+                new P3Export(api, token, db, Long.parseLong(args[4])).large(Integer.parseInt(args[5]));
+            }
+            return;
+        }
         Api api = new Api(args[0]);
         String token = Api.token(Path.of(args[1]), Api.OWNER, "bench-owner");
         try (Connection db = DriverManager.getConnection(args[2], args[3], "")) {
@@ -120,6 +129,50 @@ public final class P3Export {
                 .append(",\"export50kRunsS\":").append(wall)
                 .append(",\"csvBytes\":").append(csvBytes).append('}');
         System.out.println(out);
+    }
+
+    static final UUID T500K = UUID.fromString("7b000000-0000-4000-8000-000000500000");
+
+    /**
+     * P3L (issue 33): exports of the 500 000 tickets of bench-500k (bench/sql/p3-500k.sql; the server started with
+     * {@code TEAMDESK_EXPORT_MAX_ROWS=500000}). A few uncounted 50k and one 500k export warm the server up; then
+     * the heap after a full GC, {@code runs} timed 500k exports, the peak heap (jstat) during one more export and
+     * during the download of its CSV (streamed to nowhere: the CSV is ~10x what -Xmx512m could hold twice), and
+     * the heap after each. Prints one JSON line.
+     */
+    private void large(int runs) throws Exception {
+        for (int i = 0; i < 10; i++) {
+            export(T50K, 50000);
+        }
+        export(T500K, 500000);
+        double baseline = heapAfterGc();
+        List<Double> wall = new ArrayList<>();
+        List<Double> ledger = new ArrayList<>();
+        for (int i = 0; i < runs; i++) {
+            double[] t = export(T500K, 500000);
+            wall.add(t[0]);
+            ledger.add(t[1]);
+        }
+        double after = heapAfterGc();
+        Jstat jstat = new Jstat(pid);
+        export(T500K, 500000);
+        double peakExport = jstat.stop();
+        UUID id = lastId;
+        double afterOne = heapAfterGc();
+        jstat = new Jstat(pid);
+        long t0 = System.nanoTime();
+        long bytes = api.resultSize(token, id);
+        double downloadS = (System.nanoTime() - t0) / 1e9;
+        double peakDownload = jstat.stop();
+        double afterDownload = heapAfterGc();
+        System.err.printf(Locale.ROOT, "P3L: 500k exports %s s; heap %.1f -> %.1f MiB, peak %.1f exporting, %.1f"
+                + " downloading %d bytes in %.2f s%n", wall, baseline, after, peakExport, peakDownload, bytes, downloadS);
+        System.out.println(String.format(Locale.ROOT, "{\"rows\":500000,\"exportMedianS\":%.3f,"
+                + "\"exportLedgerMedianS\":%.3f,\"exportRunsS\":%s,\"heapBaselineMiB\":%.1f,\"heapAfterExportsMiB\":%.1f,"
+                + "\"peakHeapDuringExportMiB\":%.1f,\"heapAfterOneMoreMiB\":%.1f,\"csvBytes\":%d,\"downloadS\":%.3f,"
+                + "\"peakHeapDuringDownloadMiB\":%.1f,\"heapAfterDownloadMiB\":%.1f}", Report.median(wall),
+                Report.median(ledger), wall, baseline, after, peakExport, afterOne, bytes, downloadS, peakDownload,
+                afterDownload));
     }
 
     private UUID lastId;

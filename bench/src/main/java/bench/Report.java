@@ -39,7 +39,7 @@ public final class Report {
     /** suffix "" reads the latest run of each figure, ".prev" the run before it (kept by bench/run's finish). */
     private Report(Path results, String suffix) throws IOException {
         this.results = results;
-        for (String f : List.of("P1", "P2", "P3", "P4", "P5", "P7", "P8")) {
+        for (String f : List.of("P1", "P2", "P2s", "P3", "P3L", "P4", "P5", "P7", "P8")) {
             Path p = results.resolve(f + suffix + ".json");
             if (Files.exists(p)) {
                 figures.put(f, JsonParser.parseString(Files.readString(p)).getAsJsonObject());
@@ -62,7 +62,9 @@ public final class Report {
     private void details(StringBuilder details) throws IOException {
         p1(details);
         p2(details);
+        p2s(details);
         p3(details);
+        p3l(details);
         p4(details);
         p5(details);
         p7(details);
@@ -348,6 +350,53 @@ public final class Report {
         notes(d, "P2");
     }
 
+    // ---- P2s / P2r (issue 33) ----
+
+    private static double side(JsonObject sides, String name) {
+        JsonObject o = sides.has(name) ? sides.getAsJsonObject(name) : null;
+        return o == null || o.get("tasksPerSecond").isJsonNull() ? Double.NaN : o.get("tasksPerSecond").getAsDouble();
+    }
+
+    private void p2s(StringBuilder d) throws IOException {
+        d.append("## P2s and P2r: ours vs the seed's stack (BullMQ + node-postgres) and, on reminders, db-scheduler\n\n");
+        JsonObject r = figures.get("P2s");
+        if (r == null || r.has("blocked")) {
+            missing("P2s engine vs the seed's stack (tasks/s)", "(BullMQ + node-postgres)", "> 1.0", d, r);
+            return;
+        }
+        JsonObject sides = r.getAsJsonObject("sides");
+        String[][] rows = {
+                {"P2s engine, no-op export (tasks/s)", "ours-engine", "seed-engine", "(seed's stack)", "> 1.0"},
+                {"P2s API, full path (tasks/s)", "ours-api", "seed-api", "(seed's stack)", "> 1.0"},
+                {"P2r reminders vs db-scheduler (tasks/s)", "ours-reminder", "dbs-reminder", "(db-scheduler)", "≥ 1.0"},
+                {"P2r reminders vs the seed's stack (tasks/s)", "ours-reminder", "seed-reminder", "(seed's stack)", "> 1.0"}};
+        boolean ok = true;
+        StringBuilder v = new StringBuilder();
+        for (String[] row : rows) {
+            double ours = side(sides, row[1]);
+            double peer = side(sides, row[2]);
+            double ratio = ours / peer;
+            summary.add(new String[] {row[0], fmt0(ours), fmt0(peer) + " " + row[3], fmt2(ratio), row[4]});
+            ok &= row[4].startsWith("≥") ? ratio >= 1.0 : ratio > 1.0;
+            v.append(v.length() == 0 ? "" : "; ").append(row[0].replace(" (tasks/s)", "")).append(' ')
+                    .append(fmt2(ratio)).append(" (").append(row[4]).append(')');
+        }
+        verdict("P2s", ok, v.toString());
+        meta(d, r);
+        d.append("| side, mode | tasks/s (median) | rounds | machine CPU per task (ms) | warm-up tasks/s |\n|---|---|---|---|---|\n");
+        for (String k : sides.keySet()) {
+            JsonObject o = sides.getAsJsonObject(k);
+            JsonObject cpu = o.has("cpuMsPerTask") && o.get("cpuMsPerTask").isJsonObject()
+                    ? o.getAsJsonObject("cpuMsPerTask") : null;
+            d.append("| ").append(k).append(" | ").append(val(o.get("tasksPerSecond"))).append(" | ")
+                    .append(val(o.get("rounds"))).append(" | ")
+                    .append(cpu == null ? "—" : val(cpu.get("machine"))).append(" | ")
+                    .append(val(o.get("warmupTasksPerSecond"))).append(" |\n");
+        }
+        d.append('\n');
+        notes(d, "P2s");
+    }
+
     // ---- P3 ----
 
     private void p3(StringBuilder d) throws IOException {
@@ -378,6 +427,40 @@ public final class Report {
         }
         d.append('\n');
         notes(d, "P3");
+    }
+
+    // ---- P3L (issue 33) ----
+
+    private void p3l(StringBuilder d) throws IOException {
+        d.append("## P3L export of 500 000 tickets (10× P3): ours vs psql \\copy\n\n");
+        JsonObject r = figures.get("P3L");
+        if (r == null || r.has("blocked") || !r.has("exportMedianS")) {
+            missing("P3L export 500 000 tickets (s)", "(psql \\copy)", "≥ 0.67 (≤ 1.5× COPY)", d, r);
+            return;
+        }
+        double ours = r.get("exportMedianS").getAsDouble();
+        double copy = r.get("copyMedianS").getAsDouble();
+        summary.add(new String[] {"P3L export 500 000 tickets (s)", fmt3(ours), fmt3(copy) + " (psql \\copy)",
+                fmt2(copy / ours), "≥ 0.67 (≤ 1.5× COPY)"});
+        double base = r.get("heapBaselineMiB").getAsDouble();
+        double after = r.get("heapAfterDownloadMiB").getAsDouble();
+        summary.add(new String[] {"P3L heap after 500k exports and a download (MiB)", fmt1(after),
+                fmt1(base) + " (before them)", "—", "flat"});
+        verdict("P3L", copy / ours >= 1 / 1.5 && after <= base * 1.1 + 16, String.format(Locale.ROOT,
+                "export %.2f× the COPY time vs ≤ 1.5×; heap %.1f → %.1f MiB after the exports and the download"
+                        + " (peak %.1f exporting, %.1f downloading a %d-byte CSV)", ours / copy, base, after,
+                r.get("peakHeapDuringExportMiB").getAsDouble(), r.get("peakHeapDuringDownloadMiB").getAsDouble(),
+                r.get("csvBytes").getAsLong()));
+        meta(d, r);
+        d.append("| | value |\n|---|---|\n");
+        for (String k : r.keySet()) {
+            if (!List.of("figure", "date", "nproc", "loadBefore", "loadAfter", "command", "commit", "uncommittedFiles",
+                    "java", "node", "redis", "postgres", "memory").contains(k)) {
+                d.append("| ").append(k).append(" | ").append(val(r.get(k))).append(" |\n");
+            }
+        }
+        d.append('\n');
+        notes(d, "P3L");
     }
 
     // ---- P4 ----
