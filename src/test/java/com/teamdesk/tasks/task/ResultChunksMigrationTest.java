@@ -7,18 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.teamdesk.tasks.testing.TestDatabase;
+import com.teamdesk.tasks.testing.MigrationSchema;
 import java.io.ByteArrayOutputStream;
 import java.security.MessageDigest;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.OffsetDateTime;
 import java.util.HexFormat;
 import java.util.Random;
 import java.util.UUID;
-import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -29,22 +24,17 @@ import org.postgresql.ds.PGSimpleDataSource;
  */
 class ResultChunksMigrationTest {
 
-    private final String schema = "chunks_migration_" + UUID.randomUUID().toString().substring(0, 8);
-    private PGSimpleDataSource db;
+    private final MigrationSchema migration = new MigrationSchema("chunks_migration");
+    private final String schema = migration.name();
 
     @AfterEach
     void dropTheSchema() throws Exception {
-        if (db != null) {
-            try (Connection c = db.getConnection(); Statement st = c.createStatement()) {
-                st.execute("DROP SCHEMA " + schema + " CASCADE");
-            }
-        }
+        migration.close();
     }
 
     @Test
     void csvsStoredBeforeV6BecomeChunksThatDownloadTheSameBytes() throws Exception {
-        db = TestDatabase.inNewSchema(new PGSimpleDataSource(), schema);
-        Flyway.configure().dataSource(db).schemas(schema).locations("classpath:db/migration").target("5").load().migrate();
+        PGSimpleDataSource db = migration.migrate("5");
 
         byte[] csv = new byte[9 * 1024 * 1024 + 17]; // three chunks: 4 MiB, 4 MiB, 1 MiB + 17
         new Random(16).nextBytes(csv);
@@ -60,7 +50,7 @@ class ResultChunksMigrationTest {
         exec(insert, done, team, owner, "COMPLETED", now, now, now, csv, now.plusHours(24));
         exec(insert, failed, team, owner, "FAILED", now, now, now, null, null);
 
-        Flyway.configure().dataSource(db).schemas(schema).locations("classpath:db/migration").load().migrate();
+        migration.migrate(null);
 
         JdbcTaskLedger ledger = new JdbcTaskLedger();
         ledger.dataSource = db;
@@ -79,23 +69,10 @@ class ResultChunksMigrationTest {
     }
 
     private void exec(String sql, Object... args) throws Exception {
-        try (Connection c = db.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            for (int i = 0; i < args.length; i++) {
-                ps.setObject(i + 1, args[i]);
-            }
-            ps.execute();
-        }
+        migration.exec(sql, args);
     }
 
     private long count(String sql, Object... args) throws Exception {
-        try (Connection c = db.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            for (int i = 0; i < args.length; i++) {
-                ps.setObject(i + 1, args[i]);
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                assertTrue(rs.next());
-                return rs.getLong(1);
-            }
-        }
+        return Long.parseLong(migration.strings(sql, args).get(0));
     }
 }

@@ -7,18 +7,12 @@ import com.teamdesk.tasks.task.ExecutionOutcome;
 import com.teamdesk.tasks.task.admin.AdminViews.AdminExecution;
 import com.teamdesk.tasks.task.admin.AdminViews.OutcomeCount;
 import com.teamdesk.tasks.task.admin.JdbcTaskAdmin.ExecutionFilter;
-import com.teamdesk.tasks.testing.TestDatabase;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.Statement;
+import com.teamdesk.tasks.testing.MigrationSchema;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
-import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -30,22 +24,17 @@ import org.postgresql.ds.PGSimpleDataSource;
  */
 class ExecutionEndMigrationTest {
 
-    private final String schema = "exec_end_migration_" + UUID.randomUUID().toString().substring(0, 8);
-    private PGSimpleDataSource db;
+    private final MigrationSchema migration = new MigrationSchema("exec_end_migration");
+    private final String schema = migration.name();
 
     @AfterEach
     void dropTheSchema() throws Exception {
-        if (db != null) {
-            try (Connection c = db.getConnection(); Statement st = c.createStatement()) {
-                st.execute("DROP SCHEMA " + schema + " CASCADE");
-            }
-        }
+        migration.close();
     }
 
     @Test
     void endsWriteNoIndexedColumnAndIncidentsKeepTheirView() throws Exception {
-        db = TestDatabase.inNewSchema(new PGSimpleDataSource(), schema);
-        Flyway.configure().dataSource(db).schemas(schema).locations("classpath:db/migration").target("15").load().migrate();
+        PGSimpleDataSource db = migration.migrate("15");
 
         UUID team = UUID.randomUUID();
         UUID owner = UUID.randomUUID();
@@ -57,7 +46,7 @@ class ExecutionEndMigrationTest {
         claim(before, a, 1);
         claim(before, b, 2); // V13's trigger: A TAKEN_OVER by B, before V16 existed
 
-        Flyway.configure().dataSource(db).schemas(schema).locations("classpath:db/migration").load().migrate();
+        migration.migrate(null);
 
         assertEquals(List.of(a.toString()), strings("SELECT execution_id::text FROM task_execution_incident"),
                 "the incident recorded before the upgrade is in the side table");
@@ -115,21 +104,10 @@ class ExecutionEndMigrationTest {
     }
 
     private void exec(String sql, Object... args) throws Exception {
-        try (Connection c = db.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            for (int i = 0; i < args.length; i++) {
-                ps.setObject(i + 1, args[i]);
-            }
-            ps.executeUpdate();
-        }
+        migration.exec(sql, args);
     }
 
     private List<String> strings(String sql) throws Exception {
-        List<String> out = new ArrayList<>();
-        try (Connection c = db.getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
-            while (rs.next()) {
-                out.add(rs.getString(1));
-            }
-        }
-        return out;
+        return migration.strings(sql);
     }
 }
