@@ -125,7 +125,7 @@ public class JdbcTaskAdmin {
                 + from(f));
         List<Object> args = new ArrayList<>();
         where(f, sql, args);
-        String k = incidentsOnly(f) ? "i" : "e";
+        String k = incidentsOnly(f) ? "i" : "e"; // the keyset of the table read first (its index)
         if (afterClaimedAt != null) {
             sql.append(" AND (").append(k).append(".claimed_at, ").append(k).append(".execution_id) < (?, ?)");
             args.add(afterClaimedAt);
@@ -160,9 +160,12 @@ public class JdbcTaskAdmin {
      * (V16) instead of walking the whole history; every other filter reads the history.
      */
     private static boolean incidentsOnly(ExecutionFilter f) {
-        return !f.running() && !f.outcomes().isEmpty()
-                && Set.of(ExecutionOutcome.STALLED, ExecutionOutcome.TAKEN_OVER).containsAll(f.outcomes());
+        return !f.running() && !f.outcomes().isEmpty() && INCIDENT_OUTCOMES.containsAll(f.outcomes());
     }
+
+    /** The outcomes V16's trigger appends to {@code task_execution_incident}. */
+    private static final Set<ExecutionOutcome> INCIDENT_OUTCOMES = Set.of(ExecutionOutcome.STALLED,
+            ExecutionOutcome.TAKEN_OVER);
 
     private static String from(ExecutionFilter f) {
         return (incidentsOnly(f)
