@@ -89,6 +89,9 @@ public class TaskProcessor implements JobProcessor {
     @Inject
     TaskTracing tracing;
 
+    @Inject
+    BackgroundCpu background;
+
     @Override
     public void process(Job job) throws Exception {
         TaskJobId jobId = TaskJobId.parse(job.id());
@@ -117,7 +120,14 @@ public class TaskProcessor implements JobProcessor {
         String outcome = null; // null: the lease was lost, the history says why (resolved in finally)
         try {
             execution.pause(PausePoint.AFTER_CLAIM);
-            kinds.run(execution);
+            if (background.isBackground(kinds.handler(task.kind()).priority())) {
+                background.call(() -> { // R46: the body at background CPU priority, the rest of the slot as it was
+                    kinds.run(execution);
+                    return null;
+                });
+            } else {
+                kinds.run(execution);
+            }
             metrics.completed(task.kind());
             outcome = ExecutionOutcome.COMPLETED.name();
         } catch (LeaseLost e) {

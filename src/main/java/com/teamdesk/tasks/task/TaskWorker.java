@@ -63,6 +63,9 @@ public class TaskWorker {
     LedgerBreaker breaker;
 
     @Inject
+    BackgroundCpu background;
+
+    @Inject
     @ConfigProperty(name = "teamdesk.worker.enabled", defaultValue = "true")
     boolean enabled;
 
@@ -147,8 +150,9 @@ public class TaskWorker {
             w.start();
             worker = w;
             installSigtermDrain();
+            String cpu = background.describe();
             LOG.info(() -> "task.worker " + w.workerId() + " started, concurrency " + concurrency + ", reserved slots "
-                    + reserved + " for priority >= " + reservedMinPriority());
+                    + reserved + " for priority >= " + reservedMinPriority() + "; " + cpu);
         }
     }
 
@@ -275,14 +279,19 @@ public class TaskWorker {
      *         so that a misconfigured instance still starts its worker
      */
     int reservedMinPriority() {
-        int allowed = Math.max(com.teamdesk.tasks.queue.JobOptions.MIN_PRIORITY + 1,
-                Math.min(reservedMinPriority, com.teamdesk.tasks.queue.JobOptions.MAX_PRIORITY));
+        int allowed = clampMinPriority(reservedMinPriority);
         if (allowed != reservedMinPriority) {
             LOG.warning(() -> "teamdesk.worker.reserved-min-priority " + reservedMinPriority + " must be "
                     + (com.teamdesk.tasks.queue.JobOptions.MIN_PRIORITY + 1) + " to "
                     + com.teamdesk.tasks.queue.JobOptions.MAX_PRIORITY + "; using " + allowed);
         }
         return allowed;
+    }
+
+    /** @return {@code configured} lowered or raised into 1-10, the range of {@code teamdesk.worker.reserved-min-priority} */
+    static int clampMinPriority(int configured) {
+        return Math.max(com.teamdesk.tasks.queue.JobOptions.MIN_PRIORITY + 1,
+                Math.min(configured, com.teamdesk.tasks.queue.JobOptions.MAX_PRIORITY));
     }
 
     private WorkerOptions options(int reserved) {

@@ -2,6 +2,7 @@ package com.teamdesk.tasks.task.export;
 
 import com.teamdesk.tasks.common.InvalidInputException;
 import com.teamdesk.tasks.platform.SchemaMigration;
+import com.teamdesk.tasks.task.BackgroundCpu;
 import com.teamdesk.tasks.task.BackgroundTask;
 import com.teamdesk.tasks.task.Execution;
 import com.teamdesk.tasks.task.PausePoint;
@@ -17,7 +18,6 @@ import com.teamdesk.tasks.team.TicketFilter;
 import io.opentelemetry.api.trace.Span;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
-import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -95,8 +95,8 @@ public class ExportRunner {
     @ConfigProperty(name = "teamdesk.export.chunk-overlap", defaultValue = "true")
     boolean chunkOverlap;
 
-    @Resource
-    ManagedThreadFactory threadFactory;
+    @Inject
+    BackgroundCpu background;
 
     @Inject
     TaskTracing tracing;
@@ -232,10 +232,10 @@ public class ExportRunner {
         }
     }
 
-    /** The threads that store result chunks: the container's, made on demand, idle ones end after 60 s. */
+    /** The threads that store result chunks: the container's at background priority (R46), made on demand, idle ones end after 60 s. */
     private synchronized ExecutorService chunkStores() {
         if (chunkStores == null) {
-            chunkStores = Executors.newCachedThreadPool(threadFactory);
+            chunkStores = Executors.newCachedThreadPool(background.threads()); // R46: as the export's own body
         }
         return chunkStores;
     }

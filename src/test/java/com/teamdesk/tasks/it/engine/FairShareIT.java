@@ -39,6 +39,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
@@ -242,6 +243,43 @@ class FairShareIT {
      * claim), and the member sees why on the waiting task (the API's {@code waitingReason}); the running one
      * has none. Released, the second runs: the wait used no attempt.
      */
+    /**
+     * R46 on the deployed worker: an export's body runs on a background thread (Java priority 1, OS nice 19 with the
+     * test server's JVM options), its claim on the worker's own thread at normal priority; a reminder's body stays on
+     * the worker's thread at normal priority.
+     */
+    @Test
+    void anExportsBodyRunsAtBackgroundPriorityAndAReminderAtNormal() throws Exception {
+        EngineFixtures.TestTeam a = fx.newTeam();
+        UUID ticket = fx.tickets(a, 3, "Ticket").get(0);
+        UUID export = scheduled(a, "EXPORT");
+        var exportClaim = gates.probeThread(PausePoint.AFTER_CLAIM, export, 1);
+        var exportBody = gates.probeThread(PausePoint.EXPORT_AFTER_BATCH_READ, export, 1);
+        String runAt = OffsetDateTime.now(ZoneOffset.UTC).plusHours(1).toString();
+        UUID reminder = tasks.create(a.staff(), a.id(),
+                TaskRequests.reminder(ticket.toString(), "Please look at this", "TEAM_STAFF", runAt)).id();
+        created.add(reminder);
+        var reminderBody = gates.probeThread(PausePoint.REMINDER_AFTER_LEASE_READ, reminder, 1);
+
+        dispatch(export);
+        gate.get(export).awaitArrival();
+        gate.get(export).release();
+        dispatch(reminder);
+        GatedPausePoints.ThreadSeen claim = exportClaim.get(GatedPausePoints.MAX_WAIT_S, TimeUnit.SECONDS);
+        GatedPausePoints.ThreadSeen body = exportBody.get(GatedPausePoints.MAX_WAIT_S, TimeUnit.SECONDS);
+        GatedPausePoints.ThreadSeen urgent = reminderBody.get(GatedPausePoints.MAX_WAIT_S, TimeUnit.SECONDS);
+        assertEquals(Thread.NORM_PRIORITY, claim.priority(), "the claim on the worker's thread: " + claim);
+        assertEquals(Thread.MIN_PRIORITY, body.priority(), "the export's body on a background thread: " + body);
+        assertEquals(19, body.osNice(), "the OS runs the export's body at nice 19: " + body);
+        assertEquals(Thread.NORM_PRIORITY, urgent.priority(), "the reminder's body at normal priority: " + urgent);
+        assertEquals(claim.osNice(), urgent.osNice(), "the reminder's body at the worker's nice: " + urgent);
+        assertTrue(body.osNice() > claim.osNice(), "background below the worker's threads: " + body + " vs " + claim);
+        for (UUID t : List.of(export, reminder)) {
+            Poll.until(() -> ledger.find(t).orElseThrow().status() == TaskStatus.COMPLETED,
+                    Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S), "task " + t + " completes");
+        }
+    }
+
     @Test
     void aTaskWaitingAtItsTeamsCapSaysWhyAndUsesNoAttempt() throws Exception {
         EngineFixtures.TestTeam a = fx.newTeam();

@@ -1,6 +1,7 @@
 package com.teamdesk.tasks.it.engine;
 
 import com.teamdesk.tasks.platform.SchemaMigration;
+import com.teamdesk.tasks.task.BackgroundCpu;
 import com.teamdesk.tasks.task.Lease;
 import com.teamdesk.tasks.task.PausePoint;
 import com.teamdesk.tasks.task.PausePoints;
@@ -49,6 +50,16 @@ public class GatedPausePoints implements PausePoints {
     private final Map<Key, Supplier<? extends RuntimeException>> faults = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> arrivals = new ConcurrentHashMap<>();
     private final Map<Key, CompletableFuture<Boolean>> autoCommitProbes = new ConcurrentHashMap<>();
+    private final Map<Key, CompletableFuture<ThreadSeen>> threadProbes = new ConcurrentHashMap<>();
+
+    /**
+     * What a thread probe saw of the thread that reached a point (R46).
+     *
+     * @param priority its Java priority
+     * @param osNice   its OS nice value, -1000 where the OS does not tell
+     */
+    public record ThreadSeen(String name, int priority, int osNice) {
+    }
 
     @Resource(lookup = SchemaMigration.DATASOURCE)
     DataSource dataSource;
@@ -64,6 +75,16 @@ public class GatedPausePoints implements PausePoints {
     public CompletableFuture<Boolean> probeAutoCommit(PausePoint point, UUID taskId, int occurrence) {
         CompletableFuture<Boolean> f = new CompletableFuture<>();
         autoCommitProbes.put(new Key(point, taskId, occurrence), f);
+        return f;
+    }
+
+    /**
+     * Arms a probe for the {@code occurrence}-th arrival at {@code point}: records the executing thread's Java
+     * priority and OS nice value (R46: an export's body on a background thread, the engine's points on the worker's).
+     */
+    public CompletableFuture<ThreadSeen> probeThread(PausePoint point, UUID taskId, int occurrence) {
+        CompletableFuture<ThreadSeen> f = new CompletableFuture<>();
+        threadProbes.put(new Key(point, taskId, occurrence), f);
         return f;
     }
 
@@ -96,6 +117,7 @@ public class GatedPausePoints implements PausePoints {
         });
         faults.keySet().removeIf(k -> k.taskId().equals(taskId));
         autoCommitProbes.keySet().removeIf(k -> k.taskId().equals(taskId));
+        threadProbes.keySet().removeIf(k -> k.taskId().equals(taskId));
         arrivals.keySet().removeIf(k -> k.endsWith("/" + taskId));
     }
 
@@ -104,7 +126,8 @@ public class GatedPausePoints implements PausePoints {
         int n = arrivals.computeIfAbsent(point + "/" + lease.taskId(), k -> new AtomicInteger()).incrementAndGet();
         Key key = new Key(point, lease.taskId(), n);
         Key any = new Key(point, ANY_TASK, n);
-        if (!gates.containsKey(key) && !faults.containsKey(key) && !autoCommitProbes.containsKey(key)) {
+        if (!gates.containsKey(key) && !faults.containsKey(key) && !autoCommitProbes.containsKey(key)
+                && !threadProbes.containsKey(key)) {
             key = any;
         }
         CompletableFuture<Boolean> probe = autoCommitProbes.remove(key);
@@ -114,6 +137,11 @@ public class GatedPausePoints implements PausePoints {
             } catch (SQLException e) {
                 probe.completeExceptionally(e);
             }
+        }
+        CompletableFuture<ThreadSeen> seen = threadProbes.remove(key);
+        if (seen != null) {
+            Thread t = Thread.currentThread();
+            seen.complete(new ThreadSeen(t.getName(), t.getPriority(), BackgroundCpu.niceOfCurrentThread().orElse(-1000)));
         }
         Gate g = gates.get(key);
         if (g != null) {
