@@ -261,6 +261,9 @@ main_smoke() {
     asadmin set-config-property --source=domain --propertyName=teamdesk.demo.seed --propertyValue=true >/dev/null
     info "create-jvm-options -Dorg.glassfish.grizzly.http.STRICT_HEADER_VALUE_VALIDATION_RFC_9110=false"
     asadmin create-jvm-options '-Dorg.glassfish.grizzly.http.STRICT_HEADER_VALUE_VALIDATION_RFC_9110=false' >/dev/null
+    # R46: background executions at OS nice 19 (':' separates options, so the options' own colons are escaped)
+    info "create-jvm-options -XX:ThreadPriorityPolicy=1:-XX:JavaPriority1_To_OSPriority=19"
+    asadmin create-jvm-options '-XX\:ThreadPriorityPolicy=1:-XX\:JavaPriority1_To_OSPriority=19' >/dev/null
     # The Micro pre-boot commands, applied to the domain: Payara Server's listener is http-listener-1
     # (Micro's is http-listener); anything but `set` has no automatic translation here, so it stops.
     local line n=0

@@ -76,6 +76,9 @@ start_server() {
     # the application runs; off, the application refuses such headers itself as problem+json
     # (RequestFormFilter, ProblemAuthenticationMechanism). docs/decisions.md "Limits".
     java_opts+=("-Dorg.glassfish.grizzly.http.STRICT_HEADER_VALUE_VALIDATION_RFC_9110=false")
+    # R46: the bodies of background executions (exports) at OS nice 19, so that requests and reminders get the
+    # CPU first under load. Not root, the JVM warns that raising a priority needs permission: only lowering is used.
+    java_opts+=("-XX:ThreadPriorityPolicy=1" "-XX:JavaPriority1_To_OSPriority=19")
     mkdir -p "$RUN_DIR"
     [ ! -f "$LOG_FILE" ] || mv -f "$LOG_FILE" "$LOG_FILE.prev"
     info "java ${java_opts[*]} -jar target/payara-micro.jar --deploy target/teamdesk-tasks.war --contextroot / --port $PORT --nocluster --prebootcommandfile server-config/pre-boot-commands.asadmin"

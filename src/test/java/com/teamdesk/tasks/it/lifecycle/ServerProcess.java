@@ -122,7 +122,8 @@ final class ServerProcess implements AutoCloseable {
         Files.createDirectories(dir);
         Path log = dir.resolve(name + "-" + port + ".log").toAbsolutePath();
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m", "-XX:ThreadPriorityPolicy=1",
+                "-XX:JavaPriority1_To_OSPriority=19", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-Duser.timezone=America/Sao_Paulo", "-Dorg.glassfish.grizzly.http.STRICT_HEADER_VALUE_VALIDATION_RFC_9110=false",
                 "-jar", jar.toString(), "--deploy", war.toString(),
                 "--contextroot", "/", "--port", Integer.toString(port), "--nocluster"));
