@@ -10,13 +10,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.OptionalInt;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
@@ -51,6 +50,9 @@ public class BackgroundCpu {
     @ConfigProperty(name = "teamdesk.worker.reserved-min-priority", defaultValue = "5")
     int reservedMinPriority;
 
+    /** How long a handed-off body may wait for a background thread to start it before its caller runs it, in ms. */
+    long startTimeoutMs = 5_000;
+
     private ThreadPoolExecutor pool;
 
     /** @return whether an execution of a kind of {@code kindPriority} (0-10) runs its body here */
@@ -62,21 +64,24 @@ public class BackgroundCpu {
      * Runs {@code body} on a background thread and waits for it to end, whatever happens: an interrupt of the
      * caller is passed on to the body and waited out (the caller's interrupt flag is set again afterwards), as if
      * the body had run on the caller's thread. The caller's OpenTelemetry context (the execution's span, R45) is
-     * current in the body. When no background thread can be had (the application is stopping) the body runs on
-     * the caller's thread.
+     * current in the body. The body runs on the caller's thread instead when no background thread can be had (the
+     * executor or the container's thread factory refuses: the application is stopping), when the caller is
+     * interrupted before a background thread started it, or when none started it within {@link #startTimeoutMs}
+     * (a thread whose context could not be set up never runs it); exactly one thread ever runs it.
      *
      * @return what the body returned
      * @throws Exception what the body threw (an {@link Error} as itself)
      */
     public <T> T call(Callable<T> body) throws Exception {
-        Handoff<T> handoff = new Handoff<>(io.opentelemetry.context.Context.current().wrap(body));
+        Callable<T> inContext = io.opentelemetry.context.Context.current().wrap(body);
+        Handoff<T> handoff = new Handoff<>(inContext);
         try {
             pool().execute(handoff);
-        } catch (RejectedExecutionException e) {
-            LOG.fine(() -> "background thread refused (stopping?); the body runs on the worker's thread: " + e);
-            return body.call();
+        } catch (RuntimeException e) { // RejectedExecutionException, or the container's factory is stopped
+            LOG.fine(() -> "no background thread (stopping?); the body runs on the worker's thread: " + e);
+            return inContext.call();
         }
-        return handoff.await();
+        return handoff.await(startTimeoutMs);
     }
 
     /**
@@ -152,15 +157,27 @@ public class BackgroundCpu {
         }
     }
 
-    /** One body handed to a background thread: its outcome, and the thread to pass an interrupt to. */
+    /**
+     * One body handed to a background thread: who runs it (decided once: the background thread when it starts it
+     * first, the caller when it takes it back first), its outcome, and the thread to pass an interrupt to.
+     */
     private static final class Handoff<T> implements Runnable {
+        private static final int NEW = 0;
+        private static final int STARTED = 1;
+        private static final int TAKEN_BACK = 2;
+
         private final Callable<T> body;
-        private final CompletableFuture<T> outcome = new CompletableFuture<>();
+        private final AtomicInteger state = new AtomicInteger(NEW);
+        private final CountDownLatch ended = new CountDownLatch(1);
+        /** Written before {@link #ended} counts down. */
+        private T value;
+        /** Written before {@link #ended} counts down: what the body threw, as it threw it. */
+        private Throwable failure;
         /** Guarded by {@code this}: the thread running the body, null before it starts and after it ended. */
         private Thread runner;
         /** Guarded by {@code this}. */
-        private boolean ended;
-        /** Guarded by {@code this}: the caller was interrupted before the body started. */
+        private boolean done;
+        /** Guarded by {@code this}: the caller was interrupted after the body's start was claimed, before it ran. */
         private boolean interruptPending;
 
         Handoff(Callable<T> body) {
@@ -169,49 +186,59 @@ public class BackgroundCpu {
 
         @Override
         public void run() {
+            if (!state.compareAndSet(NEW, STARTED)) {
+                return; // the caller took it back
+            }
             synchronized (this) {
                 runner = Thread.currentThread();
                 if (interruptPending) {
                     runner.interrupt();
                 }
             }
-            T value = null;
-            Throwable failure = null;
             try {
                 value = body.call();
             } catch (Throwable t) {
                 failure = t;
             }
             synchronized (this) {
-                ended = true;
+                done = true;
                 runner = null;
                 Thread.interrupted(); // an interrupt meant for this body never reaches the thread's next one
             }
-            if (failure == null) {
-                outcome.complete(value);
-            } else {
-                outcome.completeExceptionally(failure);
-            }
+            ended.countDown();
         }
 
-        T await() throws Exception {
+        T await(long startTimeoutMs) throws Exception {
+            long startBy = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(startTimeoutMs);
             boolean interrupted = false;
+            boolean passed = false;
             try {
                 while (true) {
+                    if (interrupted && !passed) {
+                        if (state.compareAndSet(NEW, TAKEN_BACK)) {
+                            interrupted = false;
+                            Thread.currentThread().interrupt(); // the body sees it, as on the caller's thread
+                            return body.call();
+                        }
+                        passInterrupt(); // started: the body gets it
+                        passed = true;
+                    }
+                    if (state.get() == NEW && System.nanoTime() - startBy >= 0 && state.compareAndSet(NEW, TAKEN_BACK)) {
+                        return body.call(); // no background thread started it in time
+                    }
                     try {
-                        return outcome.get();
+                        if (state.get() == NEW) {
+                            ended.await(Math.max(1, startBy - System.nanoTime()), TimeUnit.NANOSECONDS);
+                        } else {
+                            ended.await();
+                        }
                     } catch (InterruptedException e) {
                         interrupted = true;
-                        passInterrupt();
-                    } catch (ExecutionException e) {
-                        Throwable cause = e.getCause();
-                        if (cause instanceof Exception ex) {
-                            throw ex;
-                        }
-                        if (cause instanceof Error err) {
-                            throw err;
-                        }
-                        throw e;
+                        passed = false;
+                        continue;
+                    }
+                    if (ended.getCount() == 0) {
+                        return outcome();
                     }
                 }
             } finally {
@@ -221,8 +248,22 @@ public class BackgroundCpu {
             }
         }
 
+        private T outcome() throws Exception {
+            if (failure == null) {
+                return value;
+            }
+            if (failure instanceof Exception ex) {
+                throw ex;
+            }
+            if (failure instanceof Error err) {
+                throw err;
+            }
+            throw new IllegalStateException("the body threw " + failure, failure);
+        }
+
+        /** Passes the caller's interrupt to the started body (now, or as it begins to run). */
         private synchronized void passInterrupt() {
-            if (ended) {
+            if (done) {
                 return;
             }
             if (runner != null) {

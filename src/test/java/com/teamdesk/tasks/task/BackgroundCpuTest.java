@@ -11,6 +11,7 @@ import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ForkJoinPool;
@@ -37,13 +38,18 @@ class BackgroundCpuTest {
     }
 
     private static BackgroundCpu newCpu() {
+        return newCpu(r -> new Thread(r, "background-test"));
+    }
+
+    /** A BackgroundCpu whose container thread factory is {@code threads} (daemon threads). */
+    private static BackgroundCpu newCpu(java.util.function.Function<Runnable, Thread> threads) {
         BackgroundCpu cpu = new BackgroundCpu();
         cpu.enabled = true;
         cpu.reservedMinPriority = 5;
         cpu.threadFactory = new ManagedThreadFactory() {
             @Override
             public Thread newThread(Runnable r) {
-                Thread t = new Thread(r, "background-test");
+                Thread t = threads.apply(r);
                 t.setDaemon(true);
                 return t;
             }
@@ -88,6 +94,10 @@ class BackgroundCpuTest {
         IllegalStateException lost = new IllegalStateException("taken over");
         assertSame(lost, assertThrows(IllegalStateException.class, () -> cpu.call(() -> {
             throw lost;
+        })));
+        CompletionException wrapped = new CompletionException(new IllegalStateException("inner"));
+        assertSame(wrapped, assertThrows(CompletionException.class, () -> cpu.call(() -> {
+            throw wrapped; // not unwrapped on the way back
         })));
         AssertionError error = new AssertionError("boom");
         assertSame(error, assertThrows(AssertionError.class, () -> cpu.call(() -> {
@@ -166,7 +176,86 @@ class BackgroundCpuTest {
         }
         int nice = BackgroundCpu.niceOfCurrentThread().orElseThrow();
         assertTrue(nice >= -20 && nice <= 19, "nice " + nice);
-        assertTrue(cpu.backgroundNice().isPresent());
-        assertTrue(cpu.describe().contains("R46"), cpu.describe());
+        int background = cpu.backgroundNice().orElseThrow();
+        String line = cpu.describe();
+        if (background > nice) { // this JVM applies priorities (-XX:ThreadPriorityPolicy=1)
+            assertTrue(line.contains("run at OS nice " + background + " (R46)"), line);
+        } else {
+            assertTrue(line.startsWith("background priority not applied"), line);
+        }
+    }
+
+    /** The container's factory is stopped (Payara throws IllegalStateException): the body runs on the caller's thread. */
+    @Test
+    void aRefusingThreadFactoryLeavesTheBodyToTheCaller() throws Exception {
+        BackgroundCpu stopped = newCpu(r -> {
+            throw new IllegalStateException("ManagedThreadFactory is stopped");
+        });
+        try {
+            assertSame(Thread.currentThread(), stopped.call(Thread::currentThread));
+        } finally {
+            stopped.stop();
+        }
+    }
+
+    /**
+     * A background thread that never runs what it was given (Payara's managed thread whose context could not be set
+     * up): the caller takes the body back after the start timeout and runs it itself, once.
+     */
+    @Test
+    void aBodyNoThreadStartsIsTakenBackByItsCaller() throws Exception {
+        BackgroundCpu broken = newCpu(r -> new Thread(() -> { }, "never-runs-its-task"));
+        broken.startTimeoutMs = 50;
+        try {
+            assertSame(Thread.currentThread(), broken.call(Thread::currentThread));
+        } finally {
+            broken.stop();
+        }
+    }
+
+    /**
+     * The caller is interrupted before a background thread started the body: the caller runs it, interrupted, as on
+     * its own thread; the background thread, let go afterwards, does not run it a second time.
+     */
+    @Test
+    void anInterruptBeforeTheBodyStartedRunsItOnTheCallerInterrupted() throws Exception {
+        CountDownLatch letThreadGo = new CountDownLatch(1);
+        CountDownLatch threadDone = new CountDownLatch(1);
+        BackgroundCpu gated = newCpu(r -> new Thread(() -> {
+            try {
+                letThreadGo.await(WAIT_S, TimeUnit.SECONDS);
+                r.run();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                threadDone.countDown();
+            }
+        }, "starts-late"));
+        List<String> runs = new CopyOnWriteArrayList<>();
+        CompletableFuture<Boolean> sawInterrupt = new CompletableFuture<>();
+        Thread worker = new Thread(() -> {
+            Thread.currentThread().interrupt(); // interrupted before and while it hands the body over
+            try {
+                gated.call(() -> {
+                    runs.add(Thread.currentThread().getName());
+                    sawInterrupt.complete(Thread.currentThread().isInterrupted());
+                    return null;
+                });
+            } catch (Exception e) {
+                sawInterrupt.completeExceptionally(e);
+            }
+        }, "worker-slot");
+        try {
+            worker.start();
+            assertTrue(sawInterrupt.get(WAIT_S, TimeUnit.SECONDS), "the body saw the interrupt");
+            worker.join(TimeUnit.SECONDS.toMillis(WAIT_S));
+            letThreadGo.countDown();
+            gated.stop(); // the pool's thread, now idle after the task it found taken back, ends
+            assertTrue(threadDone.await(WAIT_S, TimeUnit.SECONDS));
+            assertEquals(List.of("worker-slot"), runs, "run once, by the caller");
+        } finally {
+            letThreadGo.countDown();
+            gated.stop();
+        }
     }
 }

@@ -239,11 +239,6 @@ class FairShareIT {
     }
 
     /**
-     * A team capped at 1: its second export waits while the first holds the team's only place (gated at its
-     * claim), and the member sees why on the waiting task (the API's {@code waitingReason}); the running one
-     * has none. Released, the second runs: the wait used no attempt.
-     */
-    /**
      * R46 on the deployed worker: an export's body runs on a background thread (Java priority 1, OS nice 19 with the
      * test server's JVM options), its claim on the worker's own thread at normal priority; a reminder's body stays on
      * the worker's thread at normal priority.
@@ -280,6 +275,11 @@ class FairShareIT {
         }
     }
 
+    /**
+     * A team capped at 1: its second export waits while the first holds the team's only place (gated at its
+     * claim), and the member sees why on the waiting task (the API's {@code waitingReason}); the running one
+     * has none. Released, the second runs: the wait used no attempt.
+     */
     @Test
     void aTaskWaitingAtItsTeamsCapSaysWhyAndUsesNoAttempt() throws Exception {
         EngineFixtures.TestTeam a = fx.newTeam();
