@@ -29,8 +29,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  *
  * <p>Only the body is lowered. The claim, the completion (combined across slots), the fetch of the next job, lock
  * renewal and every other part of the engine stay on the worker's threads at normal priority, so that a lowered
- * thread never holds what an urgent execution waits for. A thread once lowered is never raised again (the OS lets
- * a process that is not root raise a thread's nice only downward), so these threads run background bodies only.
+ * thread never holds what an urgent execution waits for. A thread once lowered is never raised again (a process
+ * that is not root may only raise a thread's nice value, never take it back down), so these threads run
+ * background bodies only.
  *
  * <p>Without those JVM options the JVM applies no priority: everything runs as before and the worker logs so at
  * start ({@link #describe()}). {@code teamdesk.worker.background-priority=false} turns the hand-off off.
@@ -175,8 +176,6 @@ public class BackgroundCpu {
         private Throwable failure;
         /** Guarded by {@code this}: the thread running the body, null before it starts and after it ended. */
         private Thread runner;
-        /** Guarded by {@code this}. */
-        private boolean done;
         /** Guarded by {@code this}: the caller was interrupted after the body's start was claimed, before it ran. */
         private boolean interruptPending;
 
@@ -201,7 +200,6 @@ public class BackgroundCpu {
                 failure = t;
             }
             synchronized (this) {
-                done = true;
                 runner = null;
                 Thread.interrupted(); // an interrupt meant for this body never reaches the thread's next one
             }
@@ -261,11 +259,11 @@ public class BackgroundCpu {
             throw new IllegalStateException("the body threw " + failure, failure);
         }
 
-        /** Passes the caller's interrupt to the started body (now, or as it begins to run). */
+        /**
+         * Passes the caller's interrupt to the started body (now, or as it begins to run; once it ended, the pending
+         * mark is never read again).
+         */
         private synchronized void passInterrupt() {
-            if (done) {
-                return;
-            }
             if (runner != null) {
                 runner.interrupt();
             } else {

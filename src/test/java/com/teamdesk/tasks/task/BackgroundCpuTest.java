@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -30,20 +31,19 @@ class BackgroundCpuTest {
 
     private static final long WAIT_S = 10;
 
-    private final BackgroundCpu cpu = newCpu();
+    /** Every BackgroundCpu a test made, stopped after it. */
+    private final List<BackgroundCpu> made = new ArrayList<>();
+    private final BackgroundCpu cpu = newCpu(r -> new Thread(r, "background-test"));
 
     @AfterEach
     void stop() {
-        cpu.stop();
+        made.forEach(BackgroundCpu::stop);
     }
 
-    private static BackgroundCpu newCpu() {
-        return newCpu(r -> new Thread(r, "background-test"));
-    }
-
-    /** A BackgroundCpu whose container thread factory is {@code threads} (daemon threads). */
-    private static BackgroundCpu newCpu(java.util.function.Function<Runnable, Thread> threads) {
+    /** A BackgroundCpu whose container thread factory is {@code threads} (daemon threads), stopped after the test. */
+    private BackgroundCpu newCpu(java.util.function.Function<Runnable, Thread> threads) {
         BackgroundCpu cpu = new BackgroundCpu();
+        made.add(cpu);
         cpu.enabled = true;
         cpu.reservedMinPriority = 5;
         cpu.threadFactory = new ManagedThreadFactory() {
@@ -191,11 +191,7 @@ class BackgroundCpuTest {
         BackgroundCpu stopped = newCpu(r -> {
             throw new IllegalStateException("ManagedThreadFactory is stopped");
         });
-        try {
-            assertSame(Thread.currentThread(), stopped.call(Thread::currentThread));
-        } finally {
-            stopped.stop();
-        }
+        assertSame(Thread.currentThread(), stopped.call(Thread::currentThread));
     }
 
     /**
@@ -206,11 +202,7 @@ class BackgroundCpuTest {
     void aBodyNoThreadStartsIsTakenBackByItsCaller() throws Exception {
         BackgroundCpu broken = newCpu(r -> new Thread(() -> { }, "never-runs-its-task"));
         broken.startTimeoutMs = 50;
-        try {
-            assertSame(Thread.currentThread(), broken.call(Thread::currentThread));
-        } finally {
-            broken.stop();
-        }
+        assertSame(Thread.currentThread(), broken.call(Thread::currentThread));
     }
 
     /**
@@ -255,7 +247,6 @@ class BackgroundCpuTest {
             assertEquals(List.of("worker-slot"), runs, "run once, by the caller");
         } finally {
             letThreadGo.countDown();
-            gated.stop();
         }
     }
 }

@@ -232,10 +232,13 @@ public class ExportRunner {
         }
     }
 
-    /** The threads that store result chunks: the container's at background priority (R46), made on demand, idle ones end after 60 s. */
+    /**
+     * The threads that store result chunks: the container's at background priority (R46, as the export's own body),
+     * made on demand, idle ones end after 60 s.
+     */
     private synchronized ExecutorService chunkStores() {
         if (chunkStores == null) {
-            chunkStores = Executors.newCachedThreadPool(background.threads()); // R46: as the export's own body
+            chunkStores = Executors.newCachedThreadPool(background.threads());
         }
         return chunkStores;
     }
