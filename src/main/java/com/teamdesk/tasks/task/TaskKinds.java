@@ -86,6 +86,16 @@ public class TaskKinds {
         return parse(value, field, code);
     }
 
+    /**
+     * @return the priority (0-10) of the registered kind {@code value} names, or -1 when it names none; never throws
+     *         (R47 opens a request's urgent window before the request is validated)
+     */
+    public int priorityOf(String value) {
+        TaskKind kind = TaskKind.parse(value);
+        TaskKindHandler<?> h = kind == null ? null : handlers().get(kind);
+        return h == null ? -1 : h.priority();
+    }
+
     /** @return what clients learn of every registered kind, in the order of their names */
     public List<KindInfo> infos() {
         List<KindInfo> out = new ArrayList<>();

@@ -42,6 +42,9 @@ public class TaskMetrics {
     @Inject
     RedisResources redis;
 
+    @Inject
+    UrgentWork urgent;
+
     private final AtomicInteger openStreams = new AtomicInteger();
     private final ConcurrentHashMap<String, Timer> timers = new ConcurrentHashMap<>();
     private volatile Map<JobState, Long> queueCounts = Map.of();
@@ -51,6 +54,12 @@ public class TaskMetrics {
     void init(@Observes @Initialized(ApplicationScoped.class) Object ignored) {
         registry.gauge(Metadata.builder().withName("teamdesk_event_streams_open")
                 .withDescription("Open Server-Sent Event streams on this instance").build(), openStreams, AtomicInteger::get);
+        registry.gauge(Metadata.builder().withName("teamdesk_background_yields")
+                .withDescription("Statements of background executions that waited for urgent work since start (R47)")
+                .build(), urgent, UrgentWork::yields);
+        registry.gauge(Metadata.builder().withName("teamdesk_background_yield_seconds")
+                .withDescription("Time statements of background executions waited for urgent work since start (R47)")
+                .build(), urgent, u -> u.yieldedNanos() / 1e9);
         for (JobState state : JobState.values()) {
             registry.gauge(Metadata.builder().withName("teamdesk_queue_jobs")
                     .withDescription("Jobs in the Redis queue by state (read at most every 2 s)").build(), this,

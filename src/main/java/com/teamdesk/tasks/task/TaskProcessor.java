@@ -92,6 +92,9 @@ public class TaskProcessor implements JobProcessor {
     @Inject
     BackgroundCpu background;
 
+    @Inject
+    UrgentWork urgent;
+
     @Override
     public void process(Job job) throws Exception {
         TaskJobId jobId = TaskJobId.parse(job.id());
@@ -118,9 +121,11 @@ public class TaskProcessor implements JobProcessor {
         // R45: null while tracing is off (one field read); else this execution's span, current on this thread
         TaskTracing.ExecutionSpan span = tracing.on() ? tracing.startExecution(job, task, lease, claimedAt) : null;
         String outcome = null; // null: the lease was lost, the history says why (resolved in finally)
+        int priority = kinds.handler(task.kind()).priority();
+        UrgentWork.Window window = urgent.open(priority); // R47: null unless urgent
         try {
             execution.pause(PausePoint.AFTER_CLAIM);
-            if (background.isBackground(kinds.handler(task.kind()).priority())) {
+            if (background.isBackground(priority)) {
                 background.call(() -> { // R46: the body at background CPU priority, the rest of the slot as it was
                     kinds.run(execution);
                     return null;
@@ -144,6 +149,9 @@ public class TaskProcessor implements JobProcessor {
                 outcome = null;
             }
         } finally {
+            if (window != null) {
+                window.close();
+            }
             Duration took = Duration.ofNanos(System.nanoTime() - started);
             String ended = outcome != null ? outcome : tracing.outcomeAfterLeaseLost(lease);
             metrics.runDuration(task.kind(), took);

@@ -79,6 +79,9 @@ public class TaskService {
     @Inject
     TaskTracing tracing;
 
+    @Inject
+    UrgentWork urgent;
+
     /**
      * Creates a task (WAITING, run 0) and dispatches it at once unless it is scheduled for later
      * ({@code runAt}, R24: the dispatch sweep hands it to the queue when due). The kind's
@@ -108,6 +111,24 @@ public class TaskService {
      * @throws ConflictException      ({@code idempotency.in_progress}) an identical request is in flight
      */
     public Submitted create(UUID callerId, UUID teamId, NewTaskRequest req, IdempotentRequest idem) {
+        // R47: a request for an urgent kind holds background statements back from its first read to its answer;
+        // one for a background kind lets the urgent work in flight go first
+        int priority = req == null ? -1 : kinds.priorityOf(req.kind());
+        if (urgent.isBackground(priority)) {
+            urgent.yieldToUrgent();
+        }
+        UrgentWork.Window window = urgent.open(priority);
+        try {
+            return createTask(callerId, teamId, req, idem);
+        } finally {
+            if (window != null) {
+                window.close();
+            }
+        }
+    }
+
+    /** {@link #create(UUID, UUID, NewTaskRequest, IdempotentRequest)} inside its urgent window (R47). */
+    private Submitted createTask(UUID callerId, UUID teamId, NewTaskRequest req, IdempotentRequest idem) {
         Role role = access.requireMember(teamId, callerId);
         Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
         Optional<Submitted> seen = replayed(keys, ledger, idem, now);

@@ -10,6 +10,7 @@ import com.teamdesk.tasks.task.TaskRejected;
 import com.teamdesk.tasks.task.TaskRejected.Reason;
 import com.teamdesk.tasks.task.TaskScope;
 import com.teamdesk.tasks.task.TaskTracing;
+import com.teamdesk.tasks.task.UrgentWork;
 import com.teamdesk.tasks.team.JdbcTicketReader;
 import com.teamdesk.tasks.team.JdbcTicketReader.RoleHolder;
 import com.teamdesk.tasks.team.Role;
@@ -101,6 +102,9 @@ public class ExportRunner {
     @Inject
     TaskTracing tracing;
 
+    @Inject
+    UrgentWork urgent;
+
     private ExecutorService chunkStores;
 
     /**
@@ -137,6 +141,7 @@ public class ExportRunner {
         } catch (InvalidInputException e) {
             throw new TaskRejected(Reason.INVALID_FILTERS, e.detail());
         }
+        urgent.yieldToUrgent(); // R47: before each statement that starts new work
         // The owner's permission and the row count in one statement (issue 16); the permission is decided first.
         JdbcTicketReader.RoleAndCount start = tickets.roleAndCount(task.teamId(), task.ownerId(),
                 task.scope() == TaskScope.TEAM ? null : task.ownerId(), filter);
@@ -162,6 +167,7 @@ public class ExportRunner {
                     Span batchSpan = tracing.child(TaskTracing.EXPORT_BATCH_SPAN);
                     CopyCsv.Batch batch;
                     try {
+                        urgent.yieldToUrgent();
                         batch = copyBatch(csv, tickets.batchQuery(CopyCsv.COLUMNS, task.teamId(), visibleTo,
                                 filter, afterCreatedAt, afterId, batchSize, holder), () -> ex.checkLeaseIfDue(base));
                         if (batchSpan.isRecording()) {
@@ -180,6 +186,7 @@ public class ExportRunner {
                     }
                     // Progress after the first batch, then about once a second (the lease-check interval).
                     if (written == batch.rows() || progressEveryBatch) {
+                        urgent.yieldToUrgent();
                         ex.progress(percent(written, total));
                     } else {
                         ex.checkLeaseIfDue(percent(written, total));
@@ -189,6 +196,7 @@ public class ExportRunner {
                     more = batch.rows() == batchSize;
                 }
                 out.finish();
+                urgent.yieldToUrgent();
                 if (total > 0 || written > 0) {
                     // Re-checked before rows leave the run, and this is what tells a batch that came back empty
                     // because the role is gone from the end of the tickets. An export that read no batch has
@@ -196,6 +204,7 @@ public class ExportRunner {
                     checkPermission(task);
                 }
                 ex.pause(PausePoint.EXPORT_BEFORE_RESULT_WRITE);
+                urgent.yieldToUrgent();
                 var now = ex.clock().instant();
                 out.complete(summary(written), now.plus(Duration.ofHours(retentionHours)), now);
             } catch (IOException | RuntimeException | Error e) {
