@@ -58,7 +58,7 @@ public class BackgroundCpu {
 
     /** @return whether an execution of a kind of {@code kindPriority} (0-10) runs its body here */
     public boolean isBackground(int kindPriority) {
-        return enabled && kindPriority < TaskWorker.clampMinPriority(reservedMinPriority);
+        return enabled && !TaskWorker.isUrgentPriority(kindPriority, reservedMinPriority);
     }
 
     /**

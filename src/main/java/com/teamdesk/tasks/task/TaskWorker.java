@@ -294,6 +294,16 @@ public class TaskWorker {
                 Math.min(configured, com.teamdesk.tasks.queue.JobOptions.MAX_PRIORITY));
     }
 
+    /**
+     * R42's threshold, shared by the reserved slots (R42), background CPU (R46) and the database yield (R47).
+     *
+     * @return whether a kind of {@code kindPriority} (0-10) is urgent: at or above {@code configured}
+     *         ({@code teamdesk.worker.reserved-min-priority}) clamped into 1-10
+     */
+    static boolean isUrgentPriority(int kindPriority, int configured) {
+        return kindPriority >= clampMinPriority(configured);
+    }
+
     private WorkerOptions options(int reserved) {
         return WorkerOptions.defaults()
                 .withConcurrency(concurrency)

@@ -21,8 +21,11 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 @ApplicationScoped
 public class UrgentWork {
     private final Object lock = new Object();
-    /** Guarded by {@link #lock}: urgent windows open now. */
-    private int open;
+    /**
+     * Urgent windows open now: written under {@link #lock} only; volatile so that {@link #yieldToUrgent()} reads it
+     * without the lock when none is open (every export statement, every background POST).
+     */
+    private volatile int open;
     /** Guarded by {@link #lock}: background bodies waiting in {@link #yieldToUrgent()}. */
     private int waiting;
     private final AtomicLong yields = new AtomicLong();
@@ -57,7 +60,7 @@ public class UrgentWork {
 
     /** @return whether work of a kind of {@code kindPriority} (0-10) is urgent (holds background statements back) */
     public boolean isUrgent(int kindPriority) {
-        return yieldMs > 0 && kindPriority >= TaskWorker.clampMinPriority(reservedMinPriority);
+        return yieldMs > 0 && TaskWorker.isUrgentPriority(kindPriority, reservedMinPriority);
     }
 
     /**
@@ -65,7 +68,7 @@ public class UrgentWork {
      *         ({@link #yieldToUrgent()}) to urgent work
      */
     public boolean isBackground(int kindPriority) {
-        return yieldMs > 0 && kindPriority >= 0 && kindPriority < TaskWorker.clampMinPriority(reservedMinPriority);
+        return yieldMs > 0 && kindPriority >= 0 && !TaskWorker.isUrgentPriority(kindPriority, reservedMinPriority);
     }
 
     /**
@@ -95,6 +98,9 @@ public class UrgentWork {
         if (yieldMs <= 0) {
             return 0;
         }
+        if (open == 0) {
+            return 0; // the common case, without the lock
+        }
         long start = System.nanoTime();
         synchronized (lock) {
             if (open == 0) {
@@ -120,9 +126,7 @@ public class UrgentWork {
 
     /** @return the urgent windows open now */
     public int openWindows() {
-        synchronized (lock) {
-            return open;
-        }
+        return open;
     }
 
     /** @return the background statements waiting in {@link #yieldToUrgent()} now */

@@ -23,7 +23,6 @@ import com.teamdesk.tasks.task.TaskJobId;
 import com.teamdesk.tasks.task.TaskKind;
 import com.teamdesk.tasks.task.TaskRuns;
 import com.teamdesk.tasks.task.TaskStatus;
-import com.teamdesk.tasks.task.UrgentWork;
 import com.teamdesk.tasks.task.TeamQueueLimits;
 import jakarta.inject.Inject;
 import com.teamdesk.tasks.web.TaskJson;
@@ -66,9 +65,7 @@ class FairShareIT {
 
     @Deployment
     static WebArchive deployment() {
-        return TestDeployments.app(Map.of("teamdesk.timers.enabled", "false", "teamdesk.worker.reserved-slots", "1",
-                        // R47's bound far above any wait here: only the urgent work's end lets a held statement go
-                        "teamdesk.worker.background-yield-ms", "120000"),
+        return TestDeployments.app(Map.of("teamdesk.timers.enabled", "false", "teamdesk.worker.reserved-slots", "1"),
                 FairShareIT.class, EngineFixtures.class, GatedPausePoints.class, RecordingJob.class);
     }
 
@@ -90,8 +87,6 @@ class FairShareIT {
     Queue queue;
     @Inject
     RedisResources redis;
-    @Inject
-    UrgentWork urgent;
     @ArquillianResource
     URL url;
     @Inject
@@ -278,47 +273,6 @@ class FairShareIT {
             Poll.until(() -> ledger.find(t).orElseThrow().status() == TaskStatus.COMPLETED,
                     Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S), "task " + t + " completes");
         }
-    }
-
-    /**
-     * R47 on the deployed worker: while a reminder's execution is in flight (held in its body, after its lease read),
-     * an export claimed meanwhile waits in the gate before its first statement and reads no batch; the reminder's end
-     * lets it go, and it completes. The class's bound (120 s) is far above the test's waits, so only the reminder's
-     * end can have released it.
-     */
-    @Test
-    void anExportsNextStatementWaitsWhileAReminderRuns() throws Exception {
-        EngineFixtures.TestTeam a = fx.newTeam();
-        EngineFixtures.TestTeam b = fx.newTeam();
-        fx.tickets(a, 3, "Export ticket");
-        UUID ticket = fx.tickets(b, 1, "Reminder ticket").get(0);
-        String runAt = OffsetDateTime.now(ZoneOffset.UTC).plusHours(1).toString();
-        UUID reminder = tasks.create(b.staff(), b.id(),
-                TaskRequests.reminder(ticket.toString(), "Please look at this", "TEAM_STAFF", runAt)).id();
-        created.add(reminder);
-        GatedPausePoints.Gate inBody = gates.gate(PausePoint.REMINDER_AFTER_LEASE_READ, reminder, 1);
-        UUID export = scheduled(a, "EXPORT");
-        long yieldsBefore = urgent.yields();
-
-        dispatch(reminder);
-        inBody.awaitArrival(); // the reminder's execution is in flight: its urgent window is open
-        assertEquals(1, urgent.openWindows(), "the reminder's execution holds one urgent window");
-        dispatch(export);
-        gate.get(export).awaitArrival();
-        gate.get(export).release();
-        Poll.until(() -> urgent.waiting() == 1, Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S),
-                "the export's body waits for the reminder before its first statement");
-        assertEquals(0, gates.arrivals(PausePoint.EXPORT_AFTER_BATCH_READ, export), "no batch read meanwhile");
-        assertEquals(TaskStatus.RUNNING, ledger.find(export).orElseThrow().status());
-
-        inBody.release();
-        for (UUID t : List.of(reminder, export)) {
-            Poll.until(() -> ledger.find(t).orElseThrow().status() == TaskStatus.COMPLETED,
-                    Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S), "task " + t + " completes");
-        }
-        assertEquals(0, urgent.openWindows(), "no window left open");
-        assertEquals(0, urgent.waiting());
-        assertTrue(urgent.yields() > yieldsBefore, "the wait is counted (teamdesk_background_yields)");
     }
 
     /**

@@ -1,0 +1,183 @@
+package com.teamdesk.tasks.it.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.teamdesk.tasks.it.support.Api;
+import com.teamdesk.tasks.it.support.Poll;
+import com.teamdesk.tasks.it.support.Sweeps;
+import com.teamdesk.tasks.it.support.TaskRequests;
+import com.teamdesk.tasks.it.support.TestDeployments;
+import com.teamdesk.tasks.it.support.Tokens;
+import com.teamdesk.tasks.task.JdbcTaskLedger;
+import com.teamdesk.tasks.task.NewTaskRequest;
+import com.teamdesk.tasks.task.PausePoint;
+import com.teamdesk.tasks.task.TaskService;
+import com.teamdesk.tasks.task.TaskStatus;
+import com.teamdesk.tasks.task.UrgentWork;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import java.net.URL;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * R47 (issue 30) on the production path: the deployed worker's urgent execution, on its own thread, holds an export's
+ * next statement and a POST of a background kind back until it ends. The deployment's bound
+ * ({@code teamdesk.worker.background-yield-ms} 120 s) is far above every wait here, so only the urgent work's end
+ * can have let them go. Its own deployment: a class that gates urgent work while it needs exports to move on
+ * (FairShareIT) keeps the default bound of 50 ms.
+ */
+@ExtendWith(ArquillianExtension.class)
+class UrgentYieldIT {
+
+    @Deployment
+    static WebArchive deployment() {
+        return TestDeployments.app(Map.of("teamdesk.timers.enabled", "false", "teamdesk.worker.reserved-slots", "1",
+                        "teamdesk.worker.background-yield-ms", "120000"),
+                UrgentYieldIT.class, EngineFixtures.class, GatedPausePoints.class, RecordingJob.class);
+    }
+
+    @Inject
+    EngineFixtures fx;
+    @Inject
+    GatedPausePoints gates;
+    @Inject
+    TaskService tasks;
+    @Inject
+    JdbcTaskLedger ledger;
+    @Inject
+    Sweeps sweeps;
+    @Inject
+    UrgentWork urgent;
+    @ArquillianResource
+    URL url;
+
+    private final List<UUID> created = new ArrayList<>();
+    private ExecutorService client;
+
+    @BeforeEach
+    void startClient() {
+        client = Executors.newSingleThreadExecutor();
+    }
+
+    @AfterEach
+    void releaseEverything() throws InterruptedException {
+        created.forEach(gates::reset);
+        client.shutdownNow();
+        client.awaitTermination(GatedPausePoints.MAX_WAIT_S, TimeUnit.SECONDS);
+        for (UUID t : created) {
+            Poll.until(() -> ledger.find(t).orElseThrow().status() == TaskStatus.COMPLETED,
+                    Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S * 2), "task " + t + " never COMPLETED");
+        }
+    }
+
+    /**
+     * While a reminder's execution is in flight (held in its body, after its lease read), an export claimed
+     * meanwhile waits before its first statement and reads no batch; the reminder's end lets it go, and it
+     * completes.
+     */
+    @Test
+    void anExportsNextStatementWaitsWhileAReminderRuns() throws Exception {
+        EngineFixtures.TestTeam a = fx.newTeam();
+        EngineFixtures.TestTeam b = fx.newTeam();
+        fx.tickets(a, 3, "Export ticket");
+        // Created before the reminder is held: a POST of a background kind yields to urgent work too (the next test)
+        UUID export = scheduledExport(a);
+        GatedPausePoints.Gate inBody = heldReminder(b);
+        GatedPausePoints.Gate claimed = gates.gate(PausePoint.AFTER_CLAIM, export, 1);
+        long yieldsBefore = urgent.yields();
+
+        dispatch(export);
+        claimed.awaitArrival();
+        claimed.release();
+        Poll.until(() -> urgent.waiting() == 1, Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S),
+                "the export's body waits for the reminder before its first statement");
+        assertEquals(0, gates.arrivals(PausePoint.EXPORT_AFTER_BATCH_READ, export), "no batch read meanwhile");
+        assertEquals(TaskStatus.RUNNING, ledger.find(export).orElseThrow().status());
+
+        inBody.release();
+        for (UUID t : created) {
+            Poll.until(() -> ledger.find(t).orElseThrow().status() == TaskStatus.COMPLETED,
+                    Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S), "task " + t + " completes");
+        }
+        assertEquals(0, urgent.openWindows(), "no window left open");
+        assertEquals(0, urgent.waiting());
+        assertTrue(urgent.yields() > yieldsBefore, "the wait is counted (teamdesk_background_yields)");
+    }
+
+    /**
+     * While a reminder's execution is in flight, a member's {@code POST} of an export (a background kind) waits
+     * before its first read and is not answered; the reminder's end lets it go: 202, and the task exists.
+     */
+    @Test
+    void aPostOfABackgroundKindWaitsWhileAReminderRuns() throws Exception {
+        EngineFixtures.TestTeam a = fx.newTeam();
+        EngineFixtures.TestTeam b = fx.newTeam();
+        GatedPausePoints.Gate inBody = heldReminder(b);
+        long tasksBefore = fx.count("SELECT count(*) FROM background_task WHERE team_id = ?", a.id());
+
+        CompletableFuture<Api.Reply> post = CompletableFuture.supplyAsync(() -> Api.at(url).post(
+                "teams/" + a.id() + "/tasks", Tokens.of(a.staff()),
+                "{\"kind\":\"EXPORT\",\"scope\":\"TEAM\",\"filters\":{\"status\":[\"OPEN\"]}}"), client);
+        Poll.until(() -> urgent.waiting() == 1, Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S),
+                "the export's POST waits for the reminder before its first read");
+        assertFalse(post.isDone(), "no answer while it waits");
+        assertEquals(tasksBefore, fx.count("SELECT count(*) FROM background_task WHERE team_id = ?", a.id()),
+                "nothing created meanwhile");
+
+        inBody.release();
+        Api.Reply reply = post.get(GatedPausePoints.MAX_WAIT_S, TimeUnit.SECONDS);
+        assertEquals(202, reply.status(), reply.toString());
+        created.add(UUID.fromString(reply.json().getString("id")));
+        assertEquals(tasksBefore + 1, fx.count("SELECT count(*) FROM background_task WHERE team_id = ?", a.id()));
+        assertEquals(0, urgent.waiting());
+    }
+
+    /** A reminder of {@code team}'s dispatched now and held in its body (its urgent window open). */
+    private GatedPausePoints.Gate heldReminder(EngineFixtures.TestTeam team) throws InterruptedException {
+        UUID ticket = fx.tickets(team, 1, "Reminder ticket").get(0);
+        String runAt = OffsetDateTime.now(ZoneOffset.UTC).plusHours(1).toString();
+        UUID reminder = tasks.create(team.staff(), team.id(),
+                TaskRequests.reminder(ticket.toString(), "Please look at this", "TEAM_STAFF", runAt)).id();
+        created.add(reminder);
+        GatedPausePoints.Gate inBody = gates.gate(PausePoint.REMINDER_AFTER_LEASE_READ, reminder, 1);
+        dispatch(reminder);
+        inBody.awaitArrival();
+        assertEquals(1, urgent.openWindows(), "the reminder's execution holds one urgent window");
+        return inBody;
+    }
+
+    /** A team export scheduled an hour ahead (so that creating it dispatches nothing). */
+    private UUID scheduledExport(EngineFixtures.TestTeam team) {
+        String runAt = OffsetDateTime.now(ZoneOffset.UTC).plusHours(1).toString();
+        UUID id = tasks.create(team.staff(), team.id(), new NewTaskRequest(Json.createObjectBuilder()
+                .add("kind", "EXPORT").add("scope", "TEAM").add("runAt", runAt).build())).id();
+        created.add(id);
+        return id;
+    }
+
+    /** Makes the task due and hands it to the queue, as the dispatch sweep does for one row. */
+    private void dispatch(UUID task) {
+        fx.exec("UPDATE background_task SET run_at = now() - interval '1 second' WHERE id = ?", task);
+        sweeps.dispatchNow(task);
+    }
+}
