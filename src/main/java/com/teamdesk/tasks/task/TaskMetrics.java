@@ -60,6 +60,12 @@ public class TaskMetrics {
         registry.gauge(Metadata.builder().withName("teamdesk_background_yield_seconds")
                 .withDescription("Time statements of background executions waited for urgent work since start (R47)")
                 .build(), urgent, u -> u.yieldedNanos() / 1e9);
+        registry.gauge(Metadata.builder().withName("teamdesk_urgent_handovers")
+                .withDescription("Urgent POSTs' windows handed over to their job's claim since start, by how they ended (R47)")
+                .build(), urgent, UrgentWork::handOversClaimed, new Tag("ended", "claimed"));
+        registry.gauge(Metadata.builder().withName("teamdesk_urgent_handovers")
+                .withDescription("Urgent POSTs' windows handed over to their job's claim since start, by how they ended (R47)")
+                .build(), urgent, UrgentWork::handOversExpired, new Tag("ended", "deadline"));
         for (JobState state : JobState.values()) {
             registry.gauge(Metadata.builder().withName("teamdesk_queue_jobs")
                     .withDescription("Jobs in the Redis queue by state (read at most every 2 s)").build(), this,

@@ -123,6 +123,7 @@ public class TaskProcessor implements JobProcessor {
         String outcome = null; // null: the lease was lost, the history says why (resolved in finally)
         int priority = kinds.handler(task.kind()).priority();
         UrgentWork.Window window = urgent.open(priority); // R47: null unless urgent
+        urgent.claimed(job.id()); // its own window is open: the creating request's, handed over, may close
         try {
             execution.pause(PausePoint.AFTER_CLAIM);
             if (background.isBackground(priority)) {

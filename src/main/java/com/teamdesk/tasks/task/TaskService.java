@@ -119,16 +119,20 @@ public class TaskService {
         }
         UrgentWork.Window window = urgent.open(priority);
         try {
-            return createTask(callerId, teamId, req, idem);
+            return createTask(callerId, teamId, req, idem, window);
         } finally {
             if (window != null) {
-                window.close();
+                window.release(); // unless handed over to the new job's claim
             }
         }
     }
 
-    /** {@link #create(UUID, UUID, NewTaskRequest, IdempotentRequest)} inside its urgent window (R47). */
-    private Submitted createTask(UUID callerId, UUID teamId, NewTaskRequest req, IdempotentRequest idem) {
+    /**
+     * {@link #create(UUID, UUID, NewTaskRequest, IdempotentRequest)} inside its urgent window (R47), which it hands
+     * over to the claim of the job it dispatches.
+     */
+    private Submitted createTask(UUID callerId, UUID teamId, NewTaskRequest req, IdempotentRequest idem,
+            UrgentWork.Window window) {
         Role role = access.requireMember(teamId, callerId);
         Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
         Optional<Submitted> seen = replayed(keys, ledger, idem, now);
@@ -165,7 +169,11 @@ public class TaskService {
         }
         metrics.created(kind);
         if (dueNow) {
-            dispatcher.addCommitted(new Dispatch(TaskJobId.of(id, 0), teamId, kind, traceParent), now); // after the commit: R18 (issue 16)
+            TaskJobId job = TaskJobId.of(id, 0);
+            // R47: held background statements wait for the job's claim too (handed over first: the claim may come
+            // before the add returns)
+            urgent.handOver(window, job.toString());
+            dispatcher.addCommitted(new Dispatch(job, teamId, kind, traceParent), now); // after the commit: R18 (issue 16)
         }
         return new Submitted(created.task(), ACCEPTED, false);
     }

@@ -13,17 +13,23 @@ import org.junit.jupiter.api.Test;
 /**
  * R47's gate on plain threads: a background statement passes at once with no urgent window open, waits while one is
  * open and goes on when the last one closes, never waits longer than its bound, and an interrupt ends the wait with
- * the flag kept. Ordered by latches and the gate's own count of waiters, never by sleeps. The deployed worker:
- * {@code FairShareIT.anExportsNextStatementWaitsWhileAReminderRuns}.
+ * the flag kept; a request's window handed over to its job's claim stays open until that claim or its deadline.
+ * Ordered by latches and the gate's own count of waiters, never by sleeps. The deployed worker:
+ * {@code UrgentYieldIT}.
  */
 class UrgentWorkTest {
 
     private static final long WAIT_S = 10;
 
     private static UrgentWork gate(long yieldMs) {
+        return gate(yieldMs, 60_000);
+    }
+
+    private static UrgentWork gate(long yieldMs, long handoverMs) {
         UrgentWork u = new UrgentWork();
         u.yieldMs = yieldMs;
         u.reservedMinPriority = 5;
+        u.handoverMs = handoverMs;
         return u;
     }
 
@@ -116,5 +122,71 @@ class UrgentWorkTest {
         assertTrue(interruptedAfter.get(WAIT_S, TimeUnit.SECONDS), "the interrupt is kept for the body");
         assertEquals(0, u.waiting());
         w.close();
+    }
+
+    @Test
+    void aHandedOverWindowOutlivesItsRequestAndClosesAtItsJobsClaim() throws Exception {
+        UrgentWork u = gate(60_000, 60_000); // only the claim can release the statement within the test
+        UrgentWork.Window request = u.open(5);
+        u.handOver(request, "job-1");
+        request.release(); // the request answered: the window stays open for the claim
+        assertEquals(1, u.openWindows());
+        assertEquals(1, u.handedOver());
+        CompletableFuture<Long> statement = waitingStatement(u);
+        u.claimed("job-2"); // another job's claim changes nothing
+        assertEquals(1, u.waiting());
+        UrgentWork.Window execution = u.open(5); // the claimed execution opens its own window first
+        u.claimed("job-1");
+        assertEquals(1, u.handOversClaimed());
+        assertEquals(1, u.openWindows(), "the execution's window holds on");
+        assertEquals(0, u.handedOver());
+        assertEquals(1, u.waiting());
+        execution.close();
+        long waited = statement.get(WAIT_S, TimeUnit.SECONDS);
+        assertTrue(waited > 0 && waited < TimeUnit.SECONDS.toNanos(60), "released by the execution's end: " + waited);
+        assertEquals(0, u.openWindows());
+    }
+
+    @Test
+    void aHandedOverWindowWithNoClaimHereClosesAtItsDeadline() throws Exception {
+        UrgentWork u = gate(60_000, 30); // the job is claimed elsewhere: only the 30 ms deadline ends the window
+        UrgentWork.Window request = u.open(5);
+        u.handOver(request, "job-1");
+        request.release();
+        long waited = u.yieldToUrgent();
+        assertTrue(waited >= TimeUnit.MILLISECONDS.toNanos(25) && waited < TimeUnit.SECONDS.toNanos(60),
+                "released by the deadline: " + waited);
+        assertEquals(0, u.openWindows());
+        assertEquals(0, u.handedOver());
+        assertEquals(0, u.handOversClaimed(), "closed by its deadline, not a claim");
+        assertEquals(1, u.handOversExpired());
+        assertEquals(0, u.yieldToUrgent(), "nothing left open");
+    }
+
+    @Test
+    void aHandOverOfZeroOrOfAClosedWindowClosesAtOnce() {
+        UrgentWork u = gate(60_000, 0);
+        UrgentWork.Window request = u.open(5);
+        u.handOver(request, "job-1");
+        assertEquals(0, u.openWindows(), "no hand-over with a bound of 0");
+        UrgentWork v = gate(60_000, 60_000);
+        UrgentWork.Window closed = v.open(5);
+        closed.close();
+        v.handOver(closed, "job-1");
+        v.handOver(null, "job-2"); // a background kind's POST has no window
+        assertEquals(0, v.openWindows());
+        assertEquals(0, v.handedOver());
+    }
+
+    @Test
+    void aSecondHandOverForTheSameJobClosesTheFirst() {
+        UrgentWork u = gate(60_000, 60_000);
+        UrgentWork.Window first = u.open(5);
+        UrgentWork.Window second = u.open(5);
+        u.handOver(first, "job-1");
+        u.handOver(second, "job-1");
+        assertEquals(1, u.openWindows());
+        u.claimed("job-1");
+        assertEquals(0, u.openWindows());
     }
 }

@@ -41,9 +41,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * R47 (issue 30) on the production path: the deployed worker's urgent execution, on its own thread, holds an export's
- * next statement and a POST of a background kind back until it ends. The deployment's bound
- * ({@code teamdesk.worker.background-yield-ms} 120 s) is far above every wait here, so only the urgent work's end
- * can have let them go. Its own deployment: a class that gates urgent work while it needs exports to move on
+ * next statement and a POST of a background kind back until it ends, and an urgent POST's window is handed over to
+ * its job's claim. The deployment's bounds ({@code teamdesk.worker.background-yield-ms} and
+ * {@code urgent-handover-ms} 120 s) are far above every wait here, so only the urgent work's end or the claim can
+ * have let them go. Its own deployment: a class that gates urgent work while it needs exports to move on
  * (FairShareIT) keeps the default bound of 50 ms.
  */
 @ExtendWith(ArquillianExtension.class)
@@ -52,7 +53,7 @@ class UrgentYieldIT {
     @Deployment
     static WebArchive deployment() {
         return TestDeployments.app(Map.of("teamdesk.timers.enabled", "false", "teamdesk.worker.reserved-slots", "1",
-                        "teamdesk.worker.background-yield-ms", "120000"),
+                        "teamdesk.worker.background-yield-ms", "120000", "teamdesk.worker.urgent-handover-ms", "120000"),
                 UrgentYieldIT.class, EngineFixtures.class, GatedPausePoints.class, RecordingJob.class);
     }
 
@@ -150,6 +151,33 @@ class UrgentYieldIT {
         created.add(UUID.fromString(reply.json().getString("id")));
         assertEquals(tasksBefore + 1, fx.count("SELECT count(*) FROM background_task WHERE team_id = ?", a.id()));
         assertEquals(0, urgent.waiting());
+    }
+
+    /**
+     * A member's {@code POST} of a reminder due now: its urgent window outlives the answer until the deployed worker
+     * claims the job (the hand-over's 120 s deadline is far above the test), and no window is left open after.
+     */
+    @Test
+    void anUrgentPostsWindowIsHandedOverToItsJobsClaim() throws Exception {
+        EngineFixtures.TestTeam b = fx.newTeam();
+        UUID ticket = fx.tickets(b, 1, "Reminder ticket").get(0);
+        long claimedBefore = urgent.handOversClaimed();
+
+        Api.Reply reply = Api.at(url).post("teams/" + b.id() + "/tasks", Tokens.of(b.staff()),
+                "{\"kind\":\"REMINDER\",\"ticketId\":\"" + ticket + "\",\"message\":\"Please look\","
+                        + "\"recipients\":\"TEAM_STAFF\"}");
+        assertEquals(202, reply.status(), reply.toString());
+        UUID reminder = UUID.fromString(reply.json().getString("id"));
+        created.add(reminder);
+        Poll.until(() -> ledger.find(reminder).orElseThrow().status() == TaskStatus.COMPLETED,
+                Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S), "the reminder completes");
+        Poll.until(() -> urgent.openWindows() == 0, Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S),
+                "no window left open once the execution ended");
+        assertEquals(claimedBefore + 1, urgent.handOversClaimed(), "the POST's window was closed by the job's claim");
+        assertEquals(0, urgent.handedOver());
+        String metrics = Api.at(url).getRoot("metrics").body();
+        assertTrue(metrics.lines().anyMatch(l -> l.startsWith("teamdesk_urgent_handovers{") && l.contains("ended=\"claimed\"")
+                && Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)) >= claimedBefore + 1), metrics);
     }
 
     /** A reminder of {@code team}'s dispatched now and held in its body (its urgent window open). */
