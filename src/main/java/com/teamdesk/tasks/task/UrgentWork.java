@@ -125,7 +125,9 @@ public class UrgentWork {
     /**
      * Keeps {@code window} (of a {@code POST} that added job {@code jobId} to the queue) open until {@link #claimed}
      * names the job or {@code teamdesk.worker.urgent-handover-ms} has passed; with a bound of 0 or less it is closed
-     * now. A null window does nothing. Another window already handed over for the same job id is closed.
+     * now. A null window does nothing. Another window already handed over for the same job id is closed. Windows past
+     * their deadline are closed by the next background statement, {@link #openWindows()} or hand-over, whichever
+     * comes first.
      */
     public void handOver(Window window, String jobId) {
         if (window == null) {
@@ -140,9 +142,12 @@ public class UrgentWork {
             if (window.closed) {
                 return;
             }
+            long now = System.nanoTime();
+            // the jobs claimed by other instances: closed here too, so the map holds at most one bound's hand-overs
+            // even on an instance that runs no background statement
+            expireHandedOver(now);
             window.handedOverToClaim = true;
-            earlier = handedOver.put(jobId, new HandedOver(window,
-                    System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(handoverMs)));
+            earlier = handedOver.put(jobId, new HandedOver(window, now + TimeUnit.MILLISECONDS.toNanos(handoverMs)));
         }
         if (earlier != null) {
             earlier.window().close();

@@ -189,4 +189,20 @@ class UrgentWorkTest {
         u.claimed("job-1");
         assertEquals(0, u.openWindows());
     }
+
+    @Test
+    void handOversOfJobsClaimedElsewhereDoNotPileUpWithoutBackgroundStatements() throws Exception {
+        UrgentWork u = gate(60_000, 1); // every job goes to another instance; no statement of this one ever waits
+        for (int i = 0; i < 50; i++) {
+            UrgentWork.Window request = u.open(5);
+            u.handOver(request, "job-" + i);
+            request.release();
+            long due = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2);
+            while (System.nanoTime() - due < 0) {
+                Thread.onSpinWait(); // past the 1 ms deadline: a bounded spin on the clock, no ordering rests on it
+            }
+        }
+        assertEquals(1, u.handedOver(), "each hand-over closed the earlier ones past their deadline");
+        assertEquals(49, u.handOversExpired());
+    }
 }
