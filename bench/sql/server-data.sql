@@ -70,4 +70,16 @@ CREATE TRIGGER bench_claim_trg AFTER UPDATE ON background_task FOR EACH ROW
     WHEN (NEW.status = 'RUNNING' AND OLD.status IS DISTINCT FROM 'RUNNING')
     EXECUTE FUNCTION bench_claim_record();
 GRANT ALL ON bench_claim TO :"app_role"; -- bench/run passes -v app_role (BENCH_DB_NAME)
+-- P8's step split of each reminder (issue 30): when its INSERT ran in PostgreSQL (reminders only, so the exports'
+-- POSTs carry no extra statement).
+CREATE TABLE bench_insert (task_id uuid PRIMARY KEY, inserted_at timestamptz NOT NULL);
+CREATE FUNCTION bench_insert_record() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO bench_insert VALUES (NEW.id, clock_timestamp());
+    RETURN NEW;
+END $$;
+CREATE TRIGGER bench_insert_trg AFTER INSERT ON background_task FOR EACH ROW
+    WHEN (NEW.kind = 'REMINDER')
+    EXECUTE FUNCTION bench_insert_record();
+GRANT ALL ON bench_insert TO :"app_role";
 ANALYZE;

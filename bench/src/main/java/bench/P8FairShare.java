@@ -8,15 +8,18 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.sql.Timestamp;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import com.google.gson.JsonArray;
@@ -61,6 +64,8 @@ public final class P8FairShare {
     static final int CLIENTS = 8;
     static final int TEAMS = 10;
     static final int REMINDERS = 100;
+    /** B's slowest reminders of a round whose steps are split ({@code bSlowest}). */
+    static final int SLOWEST = 5;
     static final long B_DELAY_MS = 5_000;
     static final long B_PERIOD_MS = 100;
     static final long WINDOW_MS = 30_000;
@@ -156,10 +161,16 @@ public final class P8FairShare {
         List<Thread> loops = withA ? P4Latency.closedLoops(api, CLIENTS, flood,
                 (http, i) -> a.add(api.create(http, token, floodTeam(1), EXPORT))) : List.of();
         List<UUID> b = new ArrayList<>();
+        Map<UUID, Instant> answered = new ConcurrentHashMap<>(); // the driver's clock is the server's: one machine
         if (withB) {
             long start = t0 + TimeUnit.MILLISECONDS.toNanos(withA ? B_DELAY_MS : 0);
             for (CompletableFuture<UUID> f : P4Latency.paced(REMINDERS, start, TimeUnit.MILLISECONDS.toNanos(B_PERIOD_MS),
-                    i -> api.createAsync(token, TEAM_B, reminder(tickets.get(i))).thenApply(Api::idOf))) {
+                    i -> api.createAsync(token, TEAM_B, reminder(tickets.get(i))).thenApply(r -> {
+                        Instant at = Instant.now();
+                        UUID id = Api.idOf(r);
+                        answered.put(id, at);
+                        return id;
+                    }))) {
                 b.add(f.get(60, TimeUnit.SECONDS));
             }
         }
@@ -178,6 +189,7 @@ public final class P8FairShare {
             o.addProperty("bP90Ms", round2(P4Latency.pct(w, 90)));
             o.addProperty("bP99Ms", round2(P4Latency.pct(w, 99)));
             o.addProperty("bMaxMs", round2(w[w.length - 1]));
+            o.add("bSlowest", slowestSteps(db, b, answered));
         }
         if (withA) {
             double[] w = createdToClaimedMs(db, a);
@@ -220,6 +232,46 @@ public final class P8FairShare {
                 o.addProperty("floodOutlastedB", rs.getLong(1) > 0);
             }
         }
+    }
+
+    /**
+     * The step split of B's {@link #SLOWEST} slowest reminders (created → claimed), each as
+     * {@code {totalMs, toInsertMs, insertToAnswerMs, insertToClaimMs, claimToRowMs}}: created (the POST's clock after
+     * its membership read) → its INSERT ran in PostgreSQL (bench_insert: the kind's checks and the ticket read) →
+     * the driver had the answer (commit, Redis add, response) / the claim's clock (commit, Redis add, fetch, claim's
+     * start) → the claim's UPDATE ran (bench_claim.seen_at). Diagnostic only (issue 30: which step the tail is in).
+     */
+    private static JsonArray slowestSteps(Connection db, List<UUID> ids, Map<UUID, Instant> answered) throws Exception {
+        List<double[]> rows = new ArrayList<>();
+        try (PreparedStatement ps = db.prepareStatement("SELECT t.id, t.created_at, i.inserted_at, min(c.claimed_at),"
+                + " min(c.seen_at) FROM background_task t JOIN bench_insert i ON i.task_id = t.id"
+                + " JOIN bench_claim c ON c.task_id = t.id WHERE t.id = ANY(?) GROUP BY t.id, t.created_at, i.inserted_at")) {
+            ps.setArray(1, db.createArrayOf("uuid", ids.toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    long created = P4Latency.micros(rs.getTimestamp(2));
+                    long inserted = P4Latency.micros(rs.getTimestamp(3));
+                    long claimed = P4Latency.micros(rs.getTimestamp(4));
+                    long seen = P4Latency.micros(rs.getTimestamp(5));
+                    Instant ans = answered.get(rs.getObject(1, UUID.class));
+                    long answer = ans == null ? inserted : ans.getEpochSecond() * 1_000_000L + ans.getNano() / 1000;
+                    rows.add(new double[] {(claimed - created) / 1000.0, (inserted - created) / 1000.0,
+                            (answer - inserted) / 1000.0, (claimed - inserted) / 1000.0, (seen - claimed) / 1000.0});
+                }
+            }
+        }
+        rows.sort((x, y) -> Double.compare(y[0], x[0]));
+        JsonArray out = new JsonArray();
+        for (double[] r : rows.subList(0, Math.min(SLOWEST, rows.size()))) {
+            JsonObject o = new JsonObject();
+            o.addProperty("totalMs", round2(r[0]));
+            o.addProperty("toInsertMs", round2(r[1]));
+            o.addProperty("insertToAnswerMs", round2(r[2]));
+            o.addProperty("insertToClaimMs", round2(r[3]));
+            o.addProperty("claimToRowMs", round2(r[4]));
+            out.add(o);
+        }
+        return out;
     }
 
     /** @return created → claimed (first claim) of each task, ms (server clock, µs resolution), sorted */
