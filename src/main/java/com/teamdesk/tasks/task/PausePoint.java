@@ -16,6 +16,11 @@ public enum PausePoint {
     EXPORT_AFTER_BATCH_READ,
     /** Export: after the final permission check, before the lease-checked result write (R13). */
     EXPORT_BEFORE_RESULT_WRITE,
+    /**
+     * Export: holding its permit of the background statements' bound (R48), right before the lease-checked result
+     * write; a test held here keeps that permit.
+     */
+    EXPORT_RESULT_WRITE_PERMIT_HELD,
     /** Reminder: inside the transaction, after the team lock and the read of the lease (R14). */
     REMINDER_AFTER_LEASE_READ,
     /** Reminder: inside the transaction, right after the system event INSERT. */

@@ -45,6 +45,9 @@ public class TaskMetrics {
     @Inject
     UrgentWork urgent;
 
+    @Inject
+    BackgroundStatements statements;
+
     private final AtomicInteger openStreams = new AtomicInteger();
     private final ConcurrentHashMap<String, Timer> timers = new ConcurrentHashMap<>();
     private volatile Map<JobState, Long> queueCounts = Map.of();
@@ -60,6 +63,18 @@ public class TaskMetrics {
         registry.gauge(Metadata.builder().withName("teamdesk_background_yield_seconds")
                 .withDescription("Time statements of background executions waited for urgent work since start (R47)")
                 .build(), urgent, u -> u.yieldedNanos() / 1e9);
+        registry.gauge(Metadata.builder().withName("teamdesk_background_statements")
+                .withDescription("Statements of background executions holding a permit of the bound now (R48)")
+                .build(), statements, BackgroundStatements::running, new Tag("state", "running"));
+        registry.gauge(Metadata.builder().withName("teamdesk_background_statements")
+                .withDescription("Statements of background executions holding a permit of the bound now (R48)")
+                .build(), statements, BackgroundStatements::waiting, new Tag("state", "waiting"));
+        registry.gauge(Metadata.builder().withName("teamdesk_background_statement_waits")
+                .withDescription("Statements of background executions that waited for a permit of the bound since start (R48)")
+                .build(), statements, BackgroundStatements::waits);
+        registry.gauge(Metadata.builder().withName("teamdesk_background_statement_wait_seconds")
+                .withDescription("Time statements of background executions waited for a permit of the bound since start (R48)")
+                .build(), statements, s -> s.waitedNanos() / 1e9);
         registry.gauge(Metadata.builder().withName("teamdesk_urgent_handovers")
                 .withDescription("Urgent POSTs' windows handed over to their job's claim since start, by how they ended (R47)")
                 .build(), urgent, UrgentWork::handOversClaimed, new Tag("ended", "claimed"));

@@ -66,6 +66,9 @@ public class TaskWorker {
     BackgroundCpu background;
 
     @Inject
+    BackgroundStatements statements;
+
+    @Inject
     @ConfigProperty(name = "teamdesk.worker.enabled", defaultValue = "true")
     boolean enabled;
 
@@ -152,7 +155,8 @@ public class TaskWorker {
             installSigtermDrain();
             String cpu = background.describe();
             LOG.info(() -> "task.worker " + w.workerId() + " started, concurrency " + concurrency + ", reserved slots "
-                    + reserved + " for priority >= " + reservedMinPriority() + "; " + cpu);
+                    + reserved + " for priority >= " + reservedMinPriority() + "; " + cpu + "; background statements "
+                    + (statements.bound() > 0 ? "at most " + statements.bound() + " at once (R48)" : "not bounded (R48)"));
         }
     }
 

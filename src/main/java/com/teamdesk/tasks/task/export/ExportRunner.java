@@ -3,6 +3,7 @@ package com.teamdesk.tasks.task.export;
 import com.teamdesk.tasks.common.InvalidInputException;
 import com.teamdesk.tasks.platform.SchemaMigration;
 import com.teamdesk.tasks.task.BackgroundCpu;
+import com.teamdesk.tasks.task.BackgroundStatements;
 import com.teamdesk.tasks.task.BackgroundTask;
 import com.teamdesk.tasks.task.Execution;
 import com.teamdesk.tasks.task.PausePoint;
@@ -10,7 +11,6 @@ import com.teamdesk.tasks.task.TaskRejected;
 import com.teamdesk.tasks.task.TaskRejected.Reason;
 import com.teamdesk.tasks.task.TaskScope;
 import com.teamdesk.tasks.task.TaskTracing;
-import com.teamdesk.tasks.task.UrgentWork;
 import com.teamdesk.tasks.team.JdbcTicketReader;
 import com.teamdesk.tasks.team.JdbcTicketReader.RoleHolder;
 import com.teamdesk.tasks.team.Role;
@@ -103,7 +103,7 @@ public class ExportRunner {
     TaskTracing tracing;
 
     @Inject
-    UrgentWork urgent;
+    BackgroundStatements statements;
 
     private ExecutorService chunkStores;
 
@@ -141,10 +141,14 @@ public class ExportRunner {
         } catch (InvalidInputException e) {
             throw new TaskRejected(Reason.INVALID_FILTERS, e.detail());
         }
-        urgent.yieldToUrgent(); // R47: before each statement that starts new work
-        // The owner's permission and the row count in one statement (issue 16); the permission is decided first.
-        JdbcTicketReader.RoleAndCount start = tickets.roleAndCount(task.teamId(), task.ownerId(),
-                task.scope() == TaskScope.TEAM ? null : task.ownerId(), filter);
+        // R48 and R47: a permit of the background statements' bound and a yield to urgent work before each statement
+        // that starts new work. The owner's permission and the row count in one statement (issue 16); the permission
+        // is decided first.
+        JdbcTicketReader.RoleAndCount start;
+        try (BackgroundStatements.Permit p = statements.begin()) {
+            start = tickets.roleAndCount(task.teamId(), task.ownerId(),
+                    task.scope() == TaskScope.TEAM ? null : task.ownerId(), filter);
+        }
         UUID visibleTo = checkPermission(task, start.role());
         long total = start.count();
         if (total > maxRows) {
@@ -166,8 +170,7 @@ public class ExportRunner {
                     // R45: each batch's COPY is a span inside the execution's (a no-op span while tracing is off)
                     Span batchSpan = tracing.child(TaskTracing.EXPORT_BATCH_SPAN);
                     CopyCsv.Batch batch;
-                    try {
-                        urgent.yieldToUrgent();
+                    try (BackgroundStatements.Permit p = statements.begin()) {
                         batch = copyBatch(csv, tickets.batchQuery(CopyCsv.COLUMNS, task.teamId(), visibleTo,
                                 filter, afterCreatedAt, afterId, batchSize, holder), () -> ex.checkLeaseIfDue(base));
                         if (batchSpan.isRecording()) {
@@ -186,8 +189,9 @@ public class ExportRunner {
                     }
                     // Progress after the first batch, then about once a second (the lease-check interval).
                     if (written == batch.rows() || progressEveryBatch) {
-                        urgent.yieldToUrgent();
-                        ex.progress(percent(written, total));
+                        try (BackgroundStatements.Permit p = statements.begin()) {
+                            ex.progress(percent(written, total));
+                        }
                     } else {
                         ex.checkLeaseIfDue(percent(written, total));
                     }
@@ -196,17 +200,20 @@ public class ExportRunner {
                     more = batch.rows() == batchSize;
                 }
                 out.finish();
-                urgent.yieldToUrgent();
                 if (total > 0 || written > 0) {
                     // Re-checked before rows leave the run, and this is what tells a batch that came back empty
                     // because the role is gone from the end of the tickets. An export that read no batch has
                     // nothing to protect and was checked a moment ago, with its count (issue 16: one statement less).
-                    checkPermission(task);
+                    try (BackgroundStatements.Permit p = statements.begin()) {
+                        checkPermission(task);
+                    }
                 }
                 ex.pause(PausePoint.EXPORT_BEFORE_RESULT_WRITE);
-                urgent.yieldToUrgent();
-                var now = ex.clock().instant();
-                out.complete(summary(written), now.plus(Duration.ofHours(retentionHours)), now);
+                try (BackgroundStatements.Permit p = statements.begin()) {
+                    ex.pause(PausePoint.EXPORT_RESULT_WRITE_PERMIT_HELD);
+                    var now = ex.clock().instant();
+                    out.complete(summary(written), now.plus(Duration.ofHours(retentionHours)), now);
+                }
             } catch (IOException | RuntimeException | Error e) {
                 out.awaitStoreAndDrop(); // no store in flight when the chunks are deleted
                 dropChunks(ex);
