@@ -394,11 +394,19 @@ public final class P8FairShare {
 
     // ---- plumbing ----
 
-    /** What autovacuum would do between bursts (it is off on these machines; bench/run's vacuum_ours). Not timed. */
+    /**
+     * Between rounds, not timed: what autovacuum would do between bursts (it is off on these machines; bench/run's
+     * vacuum_ours), then a {@code CHECKPOINT}, so that no round pays the I/O the round before left behind. A flood of
+     * 2 000 exports writes about 0.5 GB of WAL (their results), which starts a checkpoint that ran on through the
+     * next round: in three runs of 2026-12-06 the A + B round after two A rounds (ABBA) saw every backend's
+     * {@code COMMIT} stall for 180-270 ms at once (log_min_duration_statement), a WAL flush behind the
+     * checkpoint's writes, B alone after the warm-up likewise. Every scenario gets the same clean start.
+     */
     private static void vacuum(Connection db) throws Exception {
         try (Statement st = db.createStatement()) {
             st.execute("VACUUM (ANALYZE) background_task");
             st.execute("VACUUM (ANALYZE) task_result_chunk");
+            st.execute("CHECKPOINT");
         }
     }
 

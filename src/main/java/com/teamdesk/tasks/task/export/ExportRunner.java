@@ -133,6 +133,7 @@ public class ExportRunner {
         return false;
     }
 
+    @SuppressWarnings("try") // R48's permits are held for their blocks and never referenced in them
     private void export(Execution ex) throws IOException {
         BackgroundTask task = ex.task();
         TicketFilter filter;

@@ -44,8 +44,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * next statement and a POST of a background kind back until it ends, and an urgent POST's window is handed over to
  * its job's claim. The deployment's bounds ({@code teamdesk.worker.background-yield-ms} and
  * {@code urgent-handover-ms} 120 s) are far above every wait here, so only the urgent work's end or the claim can
- * have let them go. Its own deployment: a class that gates urgent work while it needs exports to move on
- * (FairShareIT) keeps the default bound of 50 ms.
+ * have let them go (the default, 0, turns the yield off). Its own deployment: a class that gates urgent work while
+ * it needs exports to move on (FairShareIT) keeps the default.
  */
 @ExtendWith(ArquillianExtension.class)
 class UrgentYieldIT {
