@@ -95,6 +95,25 @@ class BackgroundStatementsTest {
     }
 
     @Test
+    void aNewcomerNeverTakesAFreedPermitBeforeABodyAlreadyWaiting() throws Exception {
+        BackgroundStatements b = bound(1);
+        BackgroundStatements.Permit held = b.begin();
+        Statement waiter = start(b);
+        assertEquals(1, b.waiting());
+        waiter.release().complete(null); // once it holds the permit, it gives it back at once
+        // This thread frees the permit and asks again in the same breath, long before the waiter can wake: a barging
+        // acquire would take it here, with the waiter still parked.
+        held.close();
+        try (BackgroundStatements.Permit again = b.begin()) {
+            assertTrue(waiter.holding().isDone(), "the body that waited first held the permit before the newcomer");
+            Objects.requireNonNull(again);
+        }
+        waiter.thread().join(TimeUnit.SECONDS.toMillis(WAIT_S));
+        assertEquals(0, b.running());
+        assertEquals(0, b.waiting());
+    }
+
+    @Test
     void aSecondCloseGivesNothingBackTwice() throws Exception {
         BackgroundStatements b = bound(1);
         BackgroundStatements.Permit p = b.begin();
