@@ -37,7 +37,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * ones refused), partitioned, its backends terminated five times, or Redis cut. After each fault heals, every
  * one of the 50 tasks is COMPLETED, none FAILED, its {@code attempts} 1 (the outage used none of them), each
  * reminder has exactly one notification, one event and its ticket's version +1, and every export's CSV is
- * byte-identical to a control export made before any fault.
+ * byte-identical to a control export made before any fault; and on both servers no permit of R48's bound on export
+ * statements is left taken or waited for.
  *
  * <p>The fault's length is the scenario (a restart of 10 s); ordering is by the tasks' states, polled with a
  * bound, never by sleeps.
@@ -223,6 +224,12 @@ class OutageIT {
         fault.run();
         awaitTrue(() -> count(all, "status IN ('COMPLETED', 'FAILED')") == all.size(),
                 () -> what + ": every task finished; statuses " + statuses(all));
+        // R48: no permit of the bound on export statements leaked through the fault (an export's permit is given
+        // back right after its result write, so it may trail the COMPLETED row by a moment).
+        for (ServerProcess server : List.of(a, b)) {
+            awaitTrue(() -> backgroundStatements(server).equals("running 0, waiting 0"),
+                    () -> what + ": a server's background statements after the fault: " + backgroundStatements(server));
+        }
         assertAll(what,
                 () -> assertTrue(inFlight >= EXPORTS / 2, "the fault met work in flight: " + inFlight + " unfinished"),
                 () -> assertEquals(0, count(all, "status = 'FAILED'"), "none FAILED: " + failures(all)),
@@ -316,6 +323,27 @@ class OutageIT {
             Thread.currentThread().interrupt();
             return -1;
         }
+    }
+
+    /** @return the server's R48 gauges as "running N, waiting M", from {@code GET /metrics} */
+    private static String backgroundStatements(ServerProcess server) {
+        try {
+            String body = HTTP.send(HttpRequest.newBuilder(server.root().resolve("metrics")).timeout(Duration.ofSeconds(5))
+                    .build(), HttpResponse.BodyHandlers.ofString()).body();
+            return "running " + gauge(body, "running") + ", waiting " + gauge(body, "waiting");
+        } catch (IOException e) {
+            return "unanswered: " + e;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted";
+        }
+    }
+
+    private static String gauge(String metrics, String state) {
+        return metrics.lines().filter(l -> l.startsWith("teamdesk_background_statements{")
+                        && l.contains("state=\"" + state + "\""))
+                .map(l -> String.valueOf((long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))))
+                .findFirst().orElse("absent");
     }
 
     private static String status(UUID task) {
