@@ -5,7 +5,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
@@ -41,8 +41,6 @@ public class BackgroundStatements {
 
     private Semaphore permits;
     private int bound;
-    private final AtomicInteger running = new AtomicInteger();
-    private final AtomicInteger waiting = new AtomicInteger();
     private final AtomicLong waits = new AtomicLong();
     private final AtomicLong waitedNanos = new AtomicLong();
 
@@ -67,40 +65,30 @@ public class BackgroundStatements {
      * @return the permit; never null
      */
     public Permit begin() {
-        if (permits == null) {
-            urgent.yieldToUrgent();
-            return NONE;
-        }
-        try {
-            // tryAcquire() would barge past the bodies already waiting; the timed form keeps the fair order
-            if (!permits.tryAcquire(0, TimeUnit.NANOSECONDS)) {
-                long start = System.nanoTime();
-                waiting.incrementAndGet();
-                try {
-                    permits.acquire();
-                } finally {
-                    waiting.decrementAndGet();
-                    waits.incrementAndGet();
-                    waitedNanos.addAndGet(System.nanoTime() - start);
+        Permit permit = NONE;
+        if (permits != null) {
+            try {
+                // tryAcquire() would barge past the bodies already waiting; the timed form keeps the fair order
+                if (!permits.tryAcquire(0, TimeUnit.NANOSECONDS)) {
+                    long start = System.nanoTime();
+                    try {
+                        permits.acquire();
+                    } finally {
+                        waits.incrementAndGet();
+                        waitedNanos.addAndGet(System.nanoTime() - start);
+                    }
                 }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return NONE;
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return NONE;
-        }
-        running.incrementAndGet();
-        Permit permit = new Permit() {
-            private boolean closed;
-
-            @Override
-            public synchronized void close() {
-                if (!closed) {
-                    closed = true;
-                    running.decrementAndGet();
+            AtomicBoolean closed = new AtomicBoolean();
+            permit = () -> {
+                if (closed.compareAndSet(false, true)) {
                     permits.release();
                 }
-            }
-        };
+            };
+        }
         try {
             urgent.yieldToUrgent(); // after the permit's wait: the check nearest the statement
         } catch (RuntimeException | Error e) {
@@ -115,14 +103,14 @@ public class BackgroundStatements {
         return bound;
     }
 
-    /** @return background statements holding a permit now */
+    /** @return background statements holding a permit now (0 when the bound is off) */
     public int running() {
-        return running.get();
+        return permits == null ? 0 : bound - permits.availablePermits();
     }
 
-    /** @return background bodies waiting for a permit now */
+    /** @return background bodies waiting for a permit now (the semaphore's queue) */
     public int waiting() {
-        return waiting.get();
+        return permits == null ? 0 : permits.getQueueLength();
     }
 
     /** @return how many times a background statement waited for a permit since start */
