@@ -27,4 +27,26 @@ public final class ClientText {
         }
         return input.length() > MAX_ECHO ? b + "\u2026" : b.toString();
     }
+    /**
+     * @return true when {@code text} holds at least one character a person can see: not only whitespace,
+     *         control and format characters (zero-width space, joiners, BOM), combining marks or blank fillers
+     *         (Hangul fillers, the blank braille pattern); a name or title must (issue 49)
+     */
+    public static boolean visible(String text) {
+        if (text == null) {
+            return false;
+        }
+        return text.codePoints().anyMatch(ClientText::visible);
+    }
+
+    private static boolean visible(int cp) {
+        if (Character.isWhitespace(cp) || Character.isSpaceChar(cp)) {
+            return false;
+        }
+        return switch (Character.getType(cp)) {
+            case Character.CONTROL, Character.FORMAT, Character.UNASSIGNED, Character.SURROGATE,
+                    Character.NON_SPACING_MARK, Character.ENCLOSING_MARK, Character.COMBINING_SPACING_MARK -> false;
+            default -> cp != 0x115F && cp != 0x1160 && cp != 0x3164 && cp != 0xFFA0 && cp != 0x2800;
+        };
+    }
 }

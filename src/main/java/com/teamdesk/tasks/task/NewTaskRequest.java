@@ -6,7 +6,6 @@ import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.Locale;
 
 /**
  * A member's request for a task, as the API received it: the JSON body, whose fields other than
@@ -86,11 +85,11 @@ public record NewTaskRequest(JsonObject body) {
             }
             throw new InvalidInputException("task.invalid", field + " is required.");
         }
-        try {
-            return Enum.valueOf(type, value.trim().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new InvalidInputException("task.invalid", field + " '" + value + "' is not one of "
-                    + Arrays.toString(type.getEnumConstants()) + ".");
+        E v = com.teamdesk.tasks.common.ClientValues.enumOf(type, value);
+        if (v == null) {
+            throw new InvalidInputException("task.invalid", field + " '" + com.teamdesk.tasks.common.ClientText.echo(value)
+                    + "' is not one of " + Arrays.toString(type.getEnumConstants()) + ".");
         }
+        return v;
     }
 }

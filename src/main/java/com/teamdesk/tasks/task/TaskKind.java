@@ -1,6 +1,5 @@
 package com.teamdesk.tasks.task;
 
-import java.util.Locale;
 import java.util.regex.Pattern;
 
 /**
@@ -30,8 +29,8 @@ public record TaskKind(String name) implements Comparable<TaskKind> {
 
     /** @return {@code text} trimmed and upper-cased as a kind's name (a request's), or null when it cannot be one */
     static TaskKind parse(String text) {
-        String n = text == null ? "" : text.trim().toUpperCase(Locale.ROOT);
-        return NAME.matcher(n).matches() ? new TaskKind(n) : null;
+        String n = com.teamdesk.tasks.common.ClientValues.asciiName(text);
+        return n != null && NAME.matcher(n).matches() ? new TaskKind(n) : null;
     }
 
     @Override

@@ -91,7 +91,12 @@ public class SystemEventService {
             return null;
         }
         try {
-            return Long.parseLong(new String(Base64.getUrlDecoder().decode(cursor.trim()), StandardCharsets.UTF_8));
+            Long id = com.teamdesk.tasks.common.ClientValues.longOf(new String(Base64.getUrlDecoder().decode(cursor.trim()),
+                    StandardCharsets.UTF_8));
+            if (id == null) {
+                throw new IllegalArgumentException("not a cursor");
+            }
+            return id;
         } catch (IllegalArgumentException e) {
             throw new InvalidInputException("page.cursor", "The cursor is not valid.");
         }

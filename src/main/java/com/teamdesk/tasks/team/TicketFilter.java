@@ -127,11 +127,11 @@ public record TicketFilter(Set<TicketStatus> statuses, UUID assigneeId, Instant 
      * @throws InvalidInputException when not OPEN, PENDING or CLOSED
      */
     public static TicketStatus parseStatus(String name) {
-        try {
-            return TicketStatus.valueOf(name.trim().toUpperCase(java.util.Locale.ROOT));
-        } catch (IllegalArgumentException | NullPointerException e) {
+        TicketStatus s = com.teamdesk.tasks.common.ClientValues.enumOf(TicketStatus.class, name);
+        if (s == null) {
             throw invalid("status '" + ClientText.echo(name) + "' is not one of OPEN, PENDING, CLOSED");
         }
+        return s;
     }
 
     /**

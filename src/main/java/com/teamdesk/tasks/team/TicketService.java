@@ -2,6 +2,8 @@ package com.teamdesk.tasks.team;
 
 import com.teamdesk.tasks.platform.EnlistmentGuard;
 import com.teamdesk.tasks.platform.TxSite;
+import com.teamdesk.tasks.common.ClientText;
+import com.teamdesk.tasks.common.ClientValues;
 import com.teamdesk.tasks.common.ForbiddenException;
 import com.teamdesk.tasks.common.InvalidInputException;
 import com.teamdesk.tasks.common.NotFoundException;
@@ -19,7 +21,6 @@ import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
@@ -250,7 +251,7 @@ public class TicketService {
 
     private static String title(String title) {
         String t = title == null ? "" : title.strip();
-        if (t.isEmpty() || t.codePointCount(0, t.length()) > MAX_TITLE) {
+        if (!ClientText.visible(t) || t.codePointCount(0, t.length()) > MAX_TITLE) {
             throw invalid("title must be 1 to " + MAX_TITLE + " characters.");
         }
         return t;
@@ -265,19 +266,19 @@ public class TicketService {
     }
 
     private static Priority priority(String name) {
-        try {
-            return Priority.valueOf(name.trim().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw invalid("priority '" + name + "' is not one of LOW, NORMAL, HIGH, URGENT.");
+        Priority p = ClientValues.enumOf(Priority.class, name);
+        if (p == null) {
+            throw invalid("priority '" + ClientText.echo(name) + "' is not one of LOW, NORMAL, HIGH, URGENT.");
         }
+        return p;
     }
 
     private static TicketStatus status(String name) {
-        try {
-            return TicketStatus.valueOf(name.trim().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw invalid("status '" + name + "' is not one of OPEN, PENDING, CLOSED.");
+        TicketStatus s = ClientValues.enumOf(TicketStatus.class, name);
+        if (s == null) {
+            throw invalid("status '" + ClientText.echo(name) + "' is not one of OPEN, PENDING, CLOSED.");
         }
+        return s;
     }
 
     private static InvalidInputException invalid(String detail) {

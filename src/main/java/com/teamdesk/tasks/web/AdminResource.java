@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.web;
 
+import com.teamdesk.tasks.common.ClientValues;
 import com.teamdesk.tasks.platform.ConnectionBudget;
 import com.teamdesk.tasks.task.live.LiveFanOut;
 import com.teamdesk.tasks.task.TaskTimers.SweepStatus;
@@ -16,7 +17,6 @@ import com.teamdesk.tasks.task.admin.AdminViews.WorkerView;
 import com.teamdesk.tasks.task.schedule.ScheduleService;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
-import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import jakarta.ws.rs.Consumes;
@@ -225,12 +225,11 @@ public class AdminResource {
         if (status != null && !status.equalsIgnoreCase("FAILED")) {
             throw new com.teamdesk.tasks.common.InvalidInputException("filters.invalid", "Only FAILED tasks are retried.");
         }
-        Integer limit = null;
         JsonValue l = o.get("limit");
-        if (l instanceof JsonNumber n && n.isIntegral()) {
-            limit = n.intValue();
-        } else if (l != null && l.getValueType() != JsonValue.ValueType.NULL) {
-            throw new com.teamdesk.tasks.common.InvalidInputException("admin.retry_limit", "limit must be an integer.");
+        Integer limit = ClientValues.intOf(l);
+        if (limit == null && l != null && l.getValueType() != JsonValue.ValueType.NULL) { // never wrapped (issue 49)
+            throw new com.teamdesk.tasks.common.InvalidInputException("admin.retry_limit",
+                    "limit must be an integer between 1 and " + AdminService.MAX_BULK_RETRY + ".");
         }
         return admin.retry(user.id(), RequestInput.string(o, "kind"), RequestInput.string(o, "team"),
                 RequestInput.string(o, "olderThan"), limit);
@@ -314,8 +313,8 @@ public class AdminResource {
                     field + " is required: 1-" + max + ", or null for none.");
         } else if (v.getValueType() == JsonValue.ValueType.NULL) {
             return null;
-        } else if (v instanceof JsonNumber n && n.isIntegral() && n.bigIntegerValue().bitLength() < 32) {
-            return n.intValue();
+        } else if (ClientValues.intOf(v) != null) {
+            return ClientValues.intOf(v);
         }
         throw new com.teamdesk.tasks.common.InvalidInputException("limits.invalid",
                 field + " must be an integer 1-" + max + ", or null for none.");

@@ -1,6 +1,7 @@
 package com.teamdesk.tasks.web;
 
 import com.teamdesk.tasks.common.Jsons;
+import jakarta.json.JsonArray;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
@@ -33,7 +34,8 @@ final class BearerToken {
      * @return why the credential is refused (a fixed text, safe to send), or null when its form and
      *         time claims are acceptable: scheme {@code Bearer} in any case, printable ASCII, three
      *         base64url parts, {@code alg} RS256, {@code exp} present and not passed, {@code nbf}
-     *         and {@code iat} not in the future, {@code sub} a UUID string
+     *         and {@code iat} not in the future, {@code sub} a UUID string, {@code groups} (when present) an
+     *         array of strings
      */
     static String check(String header, int maxChars, Instant now, long skewSeconds) {
         if (header.length() > maxChars) {
@@ -82,6 +84,10 @@ final class BearerToken {
         if (sub == null || !isUuid(sub)) {
             return "The bearer token's sub must be a user id (a UUID string).";
         }
+        if (claims.containsKey("groups") && !stringArray(claims.get("groups"))) {
+            // MP-JWT 2.1 defines groups as an array of strings; the platform reads a lone string as one group
+            return "The bearer token's groups must be an array of strings.";
+        }
         return null;
     }
 
@@ -105,6 +111,10 @@ final class BearerToken {
         } catch (RuntimeException e) {
             return null;
         }
+    }
+
+    private static boolean stringArray(JsonValue v) {
+        return v instanceof JsonArray a && a.stream().allMatch(JsonString.class::isInstance);
     }
 
     private static String string(JsonValue v) {

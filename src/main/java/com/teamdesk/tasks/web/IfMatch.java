@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.web;
 
+import com.teamdesk.tasks.common.ClientValues;
 import com.teamdesk.tasks.common.InvalidInputException;
 import jakarta.ws.rs.core.EntityTag;
 
@@ -45,16 +46,13 @@ final class IfMatch {
             if (v.length() >= 2 && v.startsWith("\"") && v.endsWith("\"")) {
                 v = v.substring(1, v.length() - 1);
             }
-            try {
-                int n = Integer.parseInt(v);
-                if (n < 0 || strong != null) {
-                    throw new NumberFormatException("one non-negative version");
-                }
-                strong = n;
-            } catch (NumberFormatException e) {
+            // only the form an ETag of ours takes: no sign, no leading zero, ASCII digits ("+4" is not "4", issue 49)
+            Integer n = v.matches("0|[1-9][0-9]{0,9}") ? ClientValues.intOf(v) : null;
+            if (n == null || strong != null) {
                 throw new InvalidInputException(resource + ".if_match_invalid",
                         "If-Match must be the " + resource + "'s version, e.g. \"3\", or *.");
             }
+            strong = n;
         }
         return strong == null ? noVersion : strong;
     }

@@ -1,6 +1,7 @@
 package com.teamdesk.tasks.web;
 
 import com.teamdesk.tasks.common.ClientText;
+import com.teamdesk.tasks.common.ClientValues;
 import com.teamdesk.tasks.common.Jsons;
 import com.teamdesk.tasks.common.InvalidInputException;
 import com.teamdesk.tasks.common.NotFoundException;
@@ -116,17 +117,17 @@ final class RequestInput {
     /**
      * @return the {@code limit} query parameter as a number, null when absent; the range is the
      *         services' concern ({@code Page.limit})
-     * @throws InvalidInputException ({@code page.limit}) not an integer
+     * @throws InvalidInputException ({@code page.limit}) not an integer of ASCII digits in the {@code int} range
      */
     static Integer limit(String text) {
         if (text == null || text.isBlank()) {
             return null;
         }
-        try {
-            return Integer.valueOf(text.trim());
-        } catch (NumberFormatException e) {
+        Integer n = ClientValues.intOf(text);
+        if (n == null) {
             throw new InvalidInputException("page.limit", "limit must be an integer between 1 and 500.");
         }
+        return n;
     }
 
     /**

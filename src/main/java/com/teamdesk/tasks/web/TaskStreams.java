@@ -157,11 +157,11 @@ public class TaskStreams implements EventStream.Owner {
         if (header == null || header.isBlank()) {
             return -1;
         }
-        try {
-            return Long.parseLong(header.trim());
-        } catch (NumberFormatException e) {
+        Long id = com.teamdesk.tasks.common.ClientValues.longOf(header);
+        if (id == null) {
             throw new InvalidInputException("events.last_event_id", "Last-Event-ID must be an id this API sent.");
         }
+        return id;
     }
 
     private EventStream register(EventStream s) {

@@ -215,6 +215,117 @@ class HostileInputIT {
         }
     }
 
+    /**
+     * Issue 49: each class of input a hostile client found taken wrongly by the newer endpoints, everywhere it
+     * occurs: durations that overflow an instant (items 1), numbers that overflow an {@code int} (2), non-ASCII digits
+     * and Unicode case folds in names, invisible names and titles, a non-canonical If-Match, a {@code groups} claim
+     * that is not an array. Each answers a 4xx problem+json with its code and changes no row.
+     */
+    @Test
+    void eachClassOfInputTheNewerEndpointsTookWronglyIsRefused() throws Exception {
+        Api api = Api.at(url);
+        TestTeam t = data.newTeam();
+        UUID ticket = data.ticket(t.id(), t.customer(), t.staff(), "Strict target");
+        String owner = Tokens.of(t.owner());
+        String ops = Tokens.with(t.outsider(), Json.createObjectBuilder()
+                .add("groups", Json.createArrayBuilder().add("member").add("operator")));
+        String team = "teams/" + t.id();
+        Map<String, String> refused = new java.util.LinkedHashMap<>(); // "METHOD path|token|body" -> "status code"
+        for (String d : new String[] {"PT100000000000000000S", "P106751991167300D", "PT9223372036854775807S",
+                "-P106751991167300D", "PT-9223372036854775808S", "P99999999999999999999D"}) {
+            String q = java.net.URLEncoder.encode(d, StandardCharsets.UTF_8);
+            refused.put("GET admin/tasks?olderThan=" + q + "|ops|", "400 filters.invalid");
+            refused.put("GET admin/executions?from=" + q + "|ops|", "400 filters.invalid");
+            refused.put("GET admin/executions?to=" + q + "|ops|", "400 filters.invalid");
+            refused.put("GET admin/executions/summary?from=" + q + "|ops|", "400 filters.invalid");
+            refused.put("GET admin/executions/summary?to=" + q + "|ops|", "400 filters.invalid");
+            refused.put("POST admin/tasks/retry|ops|{\"olderThan\":\"" + d + "\"}", "400 filters.invalid");
+        }
+        for (String n : new String[] {"4294967297", "4294967396", "2147483648", "-4294967295", "1e2", "1.0",
+                "99999999999999999999999"}) {
+            refused.put("POST admin/tasks/retry|ops|{\"limit\":" + n + "}", "400 admin.retry_limit");
+            refused.put("PUT admin/teams/" + t.id() + "/limits|ops|{\"maxRunning\":" + n + "}", "400 limits.invalid");
+            refused.put("PUT admin/teams/" + t.id() + "/limits/EXPORT|ops|{\"perMinute\":" + n + "}",
+                    "400 limits.invalid");
+        }
+        for (String n : new String[] {"\u0665", "\uff15", "+5", "4294967297", "5\u2028"}) {
+            String q = java.net.URLEncoder.encode(n, StandardCharsets.UTF_8);
+            refused.put("GET admin/tasks?limit=" + q + "|ops|", "400 page.limit");
+            refused.put("GET admin/executions?limit=" + q + "|ops|", "400 page.limit");
+            refused.put("GET " + team + "/tasks?limit=" + q + "|owner|", "400 page.limit");
+            refused.put("GET " + team + "/tickets?limit=" + q + "|owner|", "400 page.limit");
+            refused.put("GET " + team + "/schedules?limit=" + q + "|owner|", "400 page.limit");
+        }
+        for (String kind : new String[] {"d\u0131gest", "DIGE\u017fT", "\u0131mport", "EXPORT\u200b", "\uff25XPORT"}) {
+            String q = java.net.URLEncoder.encode(kind, StandardCharsets.UTF_8);
+            refused.put("POST " + team + "/tasks|owner|{\"kind\":\"" + kind + "\"}", "400 task.invalid");
+            refused.put("POST " + team + "/schedules|owner|{\"cron\":\"@daily\",\"timeZone\":\"UTC\",\"task\":"
+                    + "{\"kind\":\"" + kind + "\"}}", "400 task.invalid");
+            refused.put("PUT admin/teams/" + t.id() + "/limits/" + q + "|ops|{\"perMinute\":5}", "400 limits.invalid");
+            refused.put("GET admin/tasks?kind=" + q + "|ops|", "400 filters.invalid");
+            refused.put("GET admin/tasks?status=" + java.net.URLEncoder.encode("fa\u0131led", StandardCharsets.UTF_8)
+                    + "|ops|", "400 filters.invalid");
+        }
+        refused.put("POST " + team + "/tasks|owner|{\"kind\":\"EXPORT\",\"scope\":\"S\u0130LF\"}", "400 task.invalid");
+        refused.put("POST " + team + "/tasks|owner|{\"kind\":\"REMINDER\",\"ticketId\":\"" + ticket
+                + "\",\"message\":\"m\",\"recipients\":\"ass\u0131gnee\"}", "400 reminder.invalid");
+        refused.put("POST " + team + "/tickets|owner|{\"title\":\"t\",\"priority\":\"h\u0131gh\"}", "400 ticket.invalid");
+        for (String blank : new String[] {"\u200b", "\u200b\u200c\u200d", "\ufeff", "\u3164", " \u2800 ", "\u0301"}) {
+            refused.put("POST " + team + "/tickets|owner|{\"title\":\"" + blank + "\"}", "400 ticket.invalid");
+            refused.put("POST " + team + "/schedules|owner|{\"name\":\"" + blank + "\",\"cron\":\"@daily\","
+                    + "\"timeZone\":\"UTC\",\"task\":{\"kind\":\"EXPORT\",\"scope\":\"SELF\"}}", "400 schedule.invalid");
+        }
+        for (String tag : new String[] {"\"+1\"", "+1", "\"01\"", "\"1.0\""}) {
+            refused.put("PATCH " + team + "/tickets/" + ticket + "|owner|" + tag + "|{\"title\":\"x\"}",
+                    "400 ticket.if_match_invalid");
+        }
+        for (JsonValueKind groups : JsonValueKind.values()) {
+            refused.put("GET admin/overview|groups:" + groups + "|", "401 auth.required");
+            refused.put("GET me|groups:" + groups + "|", "401 auth.required");
+        }
+
+        try (Connection db = data.connection()) {
+            long[] before = counts(db);
+            refused.forEach((request, expected) -> {
+                String[] r = request.split("\\|", -1);
+                String[] line = r[0].split(" ", 2);
+                String token = switch (r[1]) {
+                    case "ops" -> ops;
+                    case "owner" -> owner;
+                    default -> Tokens.with(t.owner(), Json.createObjectBuilder().add("groups",
+                            JsonValueKind.valueOf(r[1].substring("groups:".length())).value));
+                };
+                String ifMatch = r.length == 4 ? r[2] : null;
+                String body = r[r.length - 1].isEmpty() ? null : r[r.length - 1];
+                Api.Reply a = api.send(line[0], api.uri(line[1]), token, body, ifMatch == null ? null
+                        : List.of("If-Match", ifMatch));
+                String[] e = expected.split(" ");
+                ApiIT.assertProblem(a, Integer.parseInt(e[0]), e[1]);
+            });
+            assertTrue(java.util.Arrays.equals(before, counts(db)), "a refused request changed a row");
+        }
+        // what stays accepted
+        assertEquals(200, api.get("admin/tasks?olderThan=PT10M&limit=5", ops).status());
+        assertEquals(200, api.get("admin/executions/summary?from=P3650D", ops).status());
+        assertEquals(200, api.get(team + "/tasks?kind=digest&limit=05", owner).status(), "ASCII any case, leading zero");
+        Api.Reply retried = api.post("admin/tasks/retry", ops, "{\"team\":\"" + t.id() + "\",\"limit\":500}");
+        assertEquals(200, retried.status(), retried.toString());
+        assertEquals(500, retried.json().getInt("limit"));
+    }
+
+    /** A {@code groups} claim of another shape than MP-JWT's array of strings. */
+    enum JsonValueKind {
+        STRING(Json.createValue("operator")), MEMBER_STRING(Json.createValue("member")),
+        ARRAY_OF_NUMBER(Json.createArrayBuilder().add("member").add(7).build()),
+        OBJECT(Json.createObjectBuilder().add("operator", true).build()), NUMBER(Json.createValue(1));
+
+        final jakarta.json.JsonValue value;
+
+        JsonValueKind(jakarta.json.JsonValue value) {
+            this.value = value;
+        }
+    }
+
     private static long[] counts(Connection db) throws SQLException {
         try (Statement s = db.createStatement(); ResultSet rs = s.executeQuery("SELECT (SELECT count(*) FROM ticket),"
                 + " (SELECT count(*) FROM background_task), (SELECT count(*) FROM notification),"

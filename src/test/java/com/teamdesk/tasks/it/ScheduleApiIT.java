@@ -312,6 +312,50 @@ class ScheduleApiIT {
         assertProblem(api.post("teams/nope/schedules", owner, WEEKLY_EXPORT), 404, "team.not_found");
     }
 
+    /**
+     * Issue 49: a cron expression holds ASCII digits, names and crontab(5)'s separators only (on create and on
+     * change); SUN starts a day range as 0; a change that repeats the stored task body keeps the version.
+     */
+    @Test
+    void cronIsAsciiSundayStartsARangeAndARepeatedTaskBodyKeepsTheVersion() {
+        String owner = Tokens.of(t.owner());
+        String self = "\"task\":{\"kind\":\"EXPORT\",\"scope\":\"SELF\"}";
+        for (String cron : new String[] {"\\u0660 9 * * *", "\\uff10 9 * * *", "0 9 * * MON\\u2028", "0 9 * * MON\\u00a0",
+                "0 \\u0669 * * *"}) {
+            assertProblem(api.post(schedules(), owner, "{\"cron\":\"" + cron + "\",\"timeZone\":\"UTC\"," + self + "}"), 400,
+                    "schedule.cron_invalid");
+        }
+        assertEquals(0L, data.count("SELECT count(*) FROM task_schedule WHERE team_id = ?", t.id()));
+        for (String cron : new String[] {"0 9 * * SUN-SAT", "0 9 * * SUN-MON"}) {
+            Reply r = api.post(schedules(), owner, "{\"cron\":\"" + cron + "\",\"timeZone\":\"UTC\"," + self + "}");
+            assertEquals(201, r.status(), cron + " -> " + r);
+            assertEquals(cron, r.json().getString("cron"), "stored as sent");
+            assertEquals(204, api.send("DELETE", api.uri("schedules/" + r.json().getString("id")), owner, null, null)
+                    .status(), "the team may have " + MAX_PER_TEAM + " schedules");
+        }
+        String id = api.post(schedules(), owner, "{\"cron\":\"0 9 * * MON\",\"timeZone\":\"UTC\"," + self + "}").json()
+                .getString("id");
+        for (String cron : new String[] {"\\u0660 9 * * *", "\\uff10 9 * * *", "0 9 * * MON\\u2028"}) {
+            assertProblem(api.patch("schedules/" + id, owner, "\"1\"", "{\"cron\":\"" + cron + "\"}"), 400,
+                    "schedule.cron_invalid");
+        }
+        assertEquals("0 9 * * MON", data.value("SELECT cron FROM task_schedule WHERE id = ?::uuid", id));
+
+        UUID ticket = data.ticket(t.id(), t.customer(), t.staff(), "Repeated body");
+        String reminder = "\"task\":{\"kind\":\"REMINDER\",\"ticketId\":\"" + ticket + "\",\"message\":\"Still open?\"}";
+        String rid = api.post(schedules(), Tokens.of(t.owner()), "{\"cron\":\"@daily\",\"timeZone\":\"UTC\","
+                + reminder + "}").json().getString("id");
+        Map<String, String> same = Map.of(id, "{" + self + "}", rid, "{" + reminder + "}");
+        same.forEach((schedule, body) -> {
+            Reply r = api.patch("schedules/" + schedule, owner, "\"1\"", body);
+            assertEquals(200, r.status(), r.toString());
+            assertEquals("\"1\"", r.header("ETag"), "a repeated task body changes nothing: " + body);
+            assertEquals(1L, data.count("SELECT version FROM task_schedule WHERE id = ?::uuid", schedule));
+        });
+        Reply changed = api.patch("schedules/" + id, owner, "\"1\"", "{\"task\":{\"kind\":\"EXPORT\",\"scope\":\"TEAM\"}}");
+        assertEquals("\"2\"", changed.header("ETag"), "another body is a change: " + changed);
+    }
+
     @Test
     void aTeamHasAtMostItsLimitOfSchedules() {
         String owner = Tokens.of(t.owner());
@@ -393,6 +437,10 @@ class ScheduleApiIT {
         assertProblem(api.patch("schedules/" + id, owner, "\"2\"", "{\"enabled\":true}"), 409,
                 "reminder.ticket_closed");
         assertEquals(2, api.get("schedules/" + id, owner).json().getInt("version"), "nothing stored");
+        // issue 49: run now is refused as resume is, instead of a task that fails with "the ticket is closed"
+        long tasks = data.count("SELECT count(*) FROM background_task WHERE team_id = ?", t.id());
+        assertProblem(api.post("schedules/" + id + "/run-now", owner, null), 409, "reminder.ticket_closed");
+        assertEquals(tasks, data.count("SELECT count(*) FROM background_task WHERE team_id = ?", t.id()), "no task");
         Reply reopened = api.patch("teams/" + t.id() + "/tickets/" + ticket, owner, "\"2\"", "{\"status\":\"OPEN\"}");
         assertEquals(200, reopened.status(), reopened.toString());
         Reply resumed = api.post("schedules/" + id + "/resume", owner, null);

@@ -40,4 +40,16 @@ class IfMatchTest {
         assertEquals("ticket.if_match_invalid", assertThrows(InvalidInputException.class,
                 () -> IfMatch.version("x", "ticket", ANY, NONE)).code());
     }
+
+    /** Issue 49: only the form our ETags take names a version; "+4" is another entity tag than "4". */
+    @Test
+    void onlyTheCanonicalFormOfAVersionNamesIt() {
+        assertEquals(0, version("\"0\""));
+        assertEquals(2147483647, version("\"2147483647\""));
+        for (String bad : new String[] {"\"+4\"", "+4", "\"04\"", "\"\u0664\"", "\"\uff14\"", "\"2147483648\"",
+                "\"4 \"", "\"-0\""}) {
+            InvalidInputException e = assertThrows(InvalidInputException.class, () -> version(bad), bad);
+            assertEquals("schedule.if_match_invalid", e.code(), bad);
+        }
+    }
 }

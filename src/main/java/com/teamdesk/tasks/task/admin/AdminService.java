@@ -37,7 +37,7 @@ import java.io.StringReader;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
+import java.time.DateTimeException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -273,7 +273,7 @@ public class AdminService {
         Instant at;
         try {
             at = v.startsWith("P") || v.startsWith("p") ? clock.instant().minus(Duration.parse(v)) : Instant.parse(v);
-        } catch (DateTimeParseException | ArithmeticException e) {
+        } catch (DateTimeException | ArithmeticException e) { // DateTimeException: now - d before Instant.MIN (issue 49)
             throw new InvalidInputException("filters.invalid",
                     field + " must be an ISO-8601 duration (PT10M) or instant (2026-01-01T00:00:00Z).");
         }
@@ -337,7 +337,7 @@ public class AdminService {
         boolean running = false;
         if (!blank(outcome)) {
             for (String part : outcome.split(",", -1)) {
-                String v = part.trim().toUpperCase(Locale.ROOT);
+                String v = com.teamdesk.tasks.common.ClientValues.asciiName(part);
                 if (v.equals(RUNNING)) {
                     running = true;
                 } else {
@@ -359,12 +359,12 @@ public class AdminService {
     }
 
     private static ExecutionOutcome parseOutcome(String v) {
-        try {
-            return ExecutionOutcome.valueOf(v);
-        } catch (IllegalArgumentException e) {
+        ExecutionOutcome o = com.teamdesk.tasks.common.ClientValues.enumOf(ExecutionOutcome.class, v);
+        if (o == null) {
             throw new InvalidInputException("filters.invalid", "outcome is a comma-separated list of "
                     + java.util.Arrays.toString(ExecutionOutcome.values()) + " and RUNNING.");
         }
+        return o;
     }
 
     private void check(String name) {
@@ -387,11 +387,11 @@ public class AdminService {
     }
 
     private static <E extends Enum<E>> E parse(Class<E> type, String value, String field) {
-        try {
-            return Enum.valueOf(type, value.trim().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
+        E v = com.teamdesk.tasks.common.ClientValues.enumOf(type, value);
+        if (v == null) {
             throw new InvalidInputException("filters.invalid", field + " is not one of "
                     + java.util.Arrays.toString(type.getEnumConstants()) + ".");
         }
+        return v;
     }
 }

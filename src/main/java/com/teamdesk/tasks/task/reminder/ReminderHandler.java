@@ -108,7 +108,7 @@ public class ReminderHandler implements TaskKindHandler<ReminderParams> {
         ReminderParams p = load(stored);
         if (tickets.get(owner.userId(), owner.teamId(), p.ticketId()).getStatus() == TicketStatus.CLOSED) {
             throw new ConflictException("reminder.ticket_closed", "The ticket is closed: reopen it before resuming the"
-                    + " schedule.");
+                    + " schedule or running it now.");
         }
     }
 

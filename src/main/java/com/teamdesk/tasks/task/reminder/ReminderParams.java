@@ -4,7 +4,6 @@ import com.teamdesk.tasks.common.Jsons;
 import com.teamdesk.tasks.common.InvalidInputException;
 import jakarta.json.JsonObject;
 import java.io.StringReader;
-import java.util.Locale;
 import java.util.UUID;
 
 /**
@@ -44,11 +43,9 @@ public record ReminderParams(UUID ticketId, String message, Recipients recipient
         if (text.isEmpty() || text.length() > MAX_MESSAGE) {
             throw new InvalidInputException("reminder.invalid", "message must be 1 to " + MAX_MESSAGE + " characters.");
         }
-        Recipients r;
-        try {
-            r = recipients == null || recipients.isBlank() ? Recipients.ASSIGNEE
-                    : Recipients.valueOf(recipients.trim().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
+        Recipients r = recipients == null || recipients.isBlank() ? Recipients.ASSIGNEE
+                : com.teamdesk.tasks.common.ClientValues.enumOf(Recipients.class, recipients);
+        if (r == null) {
             throw new InvalidInputException("reminder.invalid", "recipients must be ASSIGNEE or TEAM_STAFF.");
         }
         return new ReminderParams(id, text, r);

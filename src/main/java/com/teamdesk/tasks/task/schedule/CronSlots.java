@@ -39,6 +39,10 @@ public final class CronSlots {
     private static final Map<String, String> NICKNAMES = Map.of("@hourly", "0 * * * *", "@daily", "0 0 * * *",
             "@midnight", "0 0 * * *", "@weekly", "0 0 * * 0", "@monthly", "0 0 1 * *", "@yearly", "0 0 1 1 *",
             "@annually", "0 0 1 1 *");
+    /** What an expression may hold: ASCII digits and letters, the separators of crontab(5), '@' of a nickname. */
+    private static final java.util.regex.Pattern CRON_CHARACTERS = java.util.regex.Pattern.compile("[0-9A-Za-z*/,@ \t-]+");
+    /** Day names in crontab(5)'s order, SUN = 0. */
+    private static final String DAYS = "SUNMONTUEWEDTHUFRISAT";
     /** Longest expression accepted, characters. */
     public static final int MAX_LENGTH = 200;
     /** How far ahead a slot is looked for: an expression with none within it (Feb 30) is refused. */
@@ -71,13 +75,23 @@ public final class CronSlots {
                     "cron must be a 5-field cron expression (minute hour day-of-month month day-of-week) or @daily,"
                             + " @weekly, @monthly, at most " + MAX_LENGTH + " characters.");
         }
+        if (!CRON_CHARACTERS.matcher(expression).matches()) {
+            // cron-utils reads any Unicode digit as a number; crontab(5) knows ASCII digits and names only
+            throw new InvalidInputException("schedule.cron_invalid", "cron may hold only ASCII digits, names (MON, JAN),"
+                    + " '*', ',', '-', '/', spaces and tabs, or be @daily, @weekly, @monthly.");
+        }
         String text = expression.strip();
         String fields = NICKNAMES.getOrDefault(text.toLowerCase(Locale.ROOT), text);
-        int count = fields.split("\\s+").length;
+        String[] parts = fields.split("[ \t]+");
+        int count = parts.length;
         if (count == 6 || count == 7) {
             throw new InvalidInputException("schedule.too_frequent", "cron has " + count + " fields: seconds are not"
                     + " supported, a schedule fires at most once a minute (5 fields: minute hour day-of-month month"
                     + " day-of-week).");
+        }
+        if (count == 5) {
+            parts[4] = numericDaysOfWeek(parts[4]);
+            fields = String.join(" ", parts);
         }
         ExecutionTime execution;
         try {
@@ -92,6 +106,41 @@ public final class CronSlots {
                     + " years (a date that does not exist?).");
         }
         return slots;
+    }
+
+    /**
+     * The day-of-week field with its names as numbers, as crontab(5) reads them: SUN is 0 where it starts a range or
+     * stands alone, and 7 where it ends a range, so {@code SUN-SAT} is {@code 0-6}, {@code SUN-MON} is {@code 0-1} and
+     * {@code MON-SUN} is {@code 1-7} (cron-utils reads SUN as 7 everywhere, which refused the first two; issue 49).
+     * Anything else is left as it is, for the parser to judge.
+     */
+    static String numericDaysOfWeek(String field) {
+        StringBuilder out = new StringBuilder();
+        for (String item : field.split(",", -1)) {
+            if (out.length() > 0) {
+                out.append(',');
+            }
+            int slash = item.indexOf('/');
+            String range = slash < 0 ? item : item.substring(0, slash);
+            String step = slash < 0 ? "" : item.substring(slash);
+            int dash = range.indexOf('-');
+            if (dash < 0) {
+                out.append(day(range, false));
+            } else {
+                out.append(day(range.substring(0, dash), false)).append('-').append(day(range.substring(dash + 1), true));
+            }
+            out.append(step);
+        }
+        return out.toString();
+    }
+
+    private static String day(String name, boolean endOfRange) {
+        int i = DAYS.indexOf(name.toUpperCase(Locale.ROOT));
+        if (name.length() != 3 || i < 0 || i % 3 != 0) {
+            return name;
+        }
+        int n = i / 3;
+        return Integer.toString(n == 0 && endOfRange ? 7 : n);
     }
 
     /**

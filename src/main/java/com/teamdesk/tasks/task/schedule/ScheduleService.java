@@ -178,7 +178,7 @@ public class ScheduleService {
             Instant next = !enabled ? null : (when || !s.enabled() || s.nextSlotAt() == null) ? d.slots().nextAfter(now)
                     : s.nextSlotAt();
             if (d.name().equals(s.name()) && d.kind().equals(s.kind()) && d.scope() == s.scope()
-                    && d.params().equals(s.params()) && !when && d.missed() == s.missedSlots()
+                    && sameJson(d.params(), s.params()) && !when && d.missed() == s.missedSlots()
                     && d.overlap() == s.overlap() && enabled == s.enabled()) {
                 return view(s); // nothing changed: the version (ETag) stays, so other clients' If-Match holds
             }
@@ -260,12 +260,15 @@ public class ScheduleService {
      *
      * @return the task
      * @throws NotFoundException ({@code schedule.not_found})
+     * @throws ConflictException ({@code schedule.owner_left}, {@code schedule.kind_gone}) or the kind's own refusal
+     *                           of the stored task now ({@code reminder.ticket_closed}), as {@link #resume} answers
      */
     public BackgroundTask runNow(UUID callerId, UUID scheduleId) {
         Instant now = now();
         UUID id = UUID.randomUUID();
         BackgroundTask task = transactions.inNewTransaction(TxSite.REQUEST, () -> {
             Schedule s = locked(callerId, scheduleId);
+            requireResumable(s); // as resume and POST /tasks refuse it: a closed ticket, an owner gone (issue 49)
             return ledger.insertOccurrence(id, s.kind(), s.teamId(), s.ownerId(), s.scope(), s.params(), s.id(), null, now)
                     .orElseThrow(() -> new ConflictException("schedule.run_now", "The occurrence was not created."));
         });
@@ -347,7 +350,8 @@ public class ScheduleService {
             params = accepted.params();
         }
         String name = text(body, "name", base == null ? kind.name() + " " + slots.expression() : base.name());
-        if (name.isBlank() || name.length() > 200 || name.chars().anyMatch(Character::isISOControl)) {
+        if (!com.teamdesk.tasks.common.ClientText.visible(name) || name.length() > 200
+                || name.chars().anyMatch(Character::isISOControl)) {
             throw new InvalidInputException("schedule.invalid", "name must be 1-200 characters without control"
                     + " characters.");
         }
@@ -396,6 +400,17 @@ public class ScheduleService {
         }
         throw new InvalidInputException("schedule.invalid", key + " must be one of "
                 + java.util.Arrays.toString(type.getEnumConstants()) + ".");
+    }
+
+    /**
+     * @return true when two JSON texts hold the same value: the stored params come back from a {@code jsonb} column
+     *         with its own key order and spacing, so a PATCH that repeats the task's body is a no-op (issue 49)
+     */
+    private static boolean sameJson(String a, String b) {
+        try (var ra = Jsons.PROVIDER.createReader(new java.io.StringReader(a));
+                var rb = Jsons.PROVIDER.createReader(new java.io.StringReader(b))) {
+            return ra.readValue().equals(rb.readValue());
+        }
     }
 
     private View view(Schedule s) {

@@ -89,4 +89,36 @@ class CronSlotsTest {
                     () -> CronSlots.parse("@daily", zone)).code(), String.valueOf(zone));
         }
     }
+
+    /** Issue 49: crontab(5) knows ASCII digits and names; cron-utils took any Unicode digit and stored it as sent. */
+    @Test
+    void onlyAsciiDigitsNamesAndTheDocumentedSeparators() {
+        for (String bad : new String[] {"\u0660 9 * * *", "\uff10 9 * * *", "0 \u0669 * * *", "0 9 * * MON\u2028",
+                "0 9 * * MON\u00a0", "0\u20039 * * *", "0 9 * * M\u00d6N", "0 9 * * \uff2d\uff2f\uff2e", "0 9\n* * *",
+                "0 9 * * 1\u200b"}) {
+            InvalidInputException e = assertThrows(InvalidInputException.class, () -> CronSlots.parse(bad, "UTC"), bad);
+            assertEquals("schedule.cron_invalid", e.code(), bad);
+        }
+        assertEquals("0 9 * * MON", CronSlots.parse(" \t0 9 * * MON\t ", "UTC").expression(), "ASCII blanks are trimmed");
+        assertEquals("0\t9 * * MON", CronSlots.parse("0\t9 * * MON", "UTC").expression(), "a tab separates fields");
+    }
+
+    /** Issue 49: SUN starts a range as 0 and ends one as 7, as crontab(5) reads it; SUN-SAT was refused. */
+    @Test
+    void sundayAsTheStartOrTheEndOfADayRange() {
+        String sat = "2026-12-05T00:00:00Z"; // a Saturday
+        assertEquals(utc("2026-12-05T09:00:00Z", "2026-12-06T09:00:00Z", "2026-12-07T09:00:00Z"),
+                slots("0 9 * * SUN-SAT", "UTC", sat, 3), "every day");
+        assertEquals(utc("2026-12-06T09:00:00Z", "2026-12-07T09:00:00Z", "2026-12-13T09:00:00Z"),
+                slots("0 9 * * SUN-MON", "UTC", sat, 3), "Sunday and Monday");
+        assertEquals(utc("2026-12-05T09:00:00Z", "2026-12-06T09:00:00Z", "2026-12-07T09:00:00Z"),
+                slots("0 9 * * mon-sun", "UTC", sat, 3), "Monday to Sunday, as before: every day");
+        assertEquals(utc("2026-12-05T09:00:00Z", "2026-12-06T09:00:00Z", "2026-12-12T09:00:00Z"),
+                slots("0 9 * * SAT-SUN", "UTC", sat, 3), "the weekend");
+        assertEquals(slots("0 9 * * 0-6/2", "UTC", sat, 4), slots("0 9 * * SUN-SAT/2", "UTC", sat, 4), "with a step");
+        assertEquals(slots("0 9 * * 0,3", "UTC", sat, 4), slots("0 9 * * SUN,WED", "UTC", sat, 4), "a list");
+        assertEquals("0-6,1-7/2,5", CronSlots.numericDaysOfWeek("SUN-SAT,MON-SUN/2,FRI"));
+        assertEquals("*", CronSlots.numericDaysOfWeek("*"));
+        assertEquals("UNM", CronSlots.numericDaysOfWeek("UNM"), "not a day name: the parser refuses it");
+    }
 }
