@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.ServiceLoader;
 
 /**
  * A small HTTP client for the API on the JDK's {@link HttpClient}: requests with an optional
@@ -30,11 +31,19 @@ public final class Api {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10))
             .followRedirects(HttpClient.Redirect.NEVER).build();
+    /** The contract check; none inside a test deployment, where its package is not deployed. */
+    private static final List<ResponseCheck> CHECKS = ServiceLoader.load(ResponseCheck.class, Api.class.getClassLoader())
+            .stream().map(ServiceLoader.Provider::get).toList();
 
     private final URI root;
 
     private Api(URI root) {
         this.root = root;
+    }
+
+    /** @param root a server root, e.g. {@code http://127.0.0.1:8123/} */
+    public static Api atRoot(URI root) {
+        return new Api(root);
     }
 
     /** @param deploymentUrl the {@code @ArquillianResource URL} of the deployment (context root {@code /}) */
@@ -100,6 +109,9 @@ public final class Api {
         }
         try {
             HttpResponse<byte[]> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+            for (ResponseCheck check : CHECKS) {
+                check.check(root, method, uri, r);
+            }
             return new Reply(method + " " + uri.getPath(), r);
         } catch (IOException e) {
             throw new UncheckedIOException(method + " " + uri, e);
