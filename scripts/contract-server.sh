@@ -94,7 +94,7 @@ start() {
     fi
     mkdir -p "$DIR" "$(dirname "$SPEC")"
     say "Maven's process (the watchdog's owner): pid $PPID $(tr '\0' ' ' <"/proc/$PPID/cmdline" 2>/dev/null | head -c 80)"
-    rm -f "$URL_FILE" "$SPEC"
+    rm -f "$URL_FILE" "$SPEC" "$PID_FILE"
     port=$FIRST_PORT
     while port_taken "$port"; do
         port=$((port + 1))
@@ -134,6 +134,7 @@ start() {
         fi
         if ! kill -0 "$pid" 2>/dev/null; then
             log_tail
+            rm -f "$PID_FILE"
             die "the server exited during startup (see the log above)"
         fi
         if [ "$SECONDS" -ge "$deadline" ]; then
