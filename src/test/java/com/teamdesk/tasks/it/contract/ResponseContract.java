@@ -1,11 +1,15 @@
 package com.teamdesk.tasks.it.contract;
 
 import com.atlassian.oai.validator.OpenApiInteractionValidator;
+import com.atlassian.oai.validator.model.ApiOperation;
 import com.atlassian.oai.validator.model.Request;
+import com.atlassian.oai.validator.model.Response;
 import com.atlassian.oai.validator.model.SimpleResponse;
 import com.atlassian.oai.validator.report.LevelResolver;
 import com.atlassian.oai.validator.report.ValidationReport;
 import com.teamdesk.tasks.it.support.ResponseCheck;
+import io.swagger.v3.oas.models.responses.ApiResponse;
+import io.swagger.v3.oas.models.responses.ApiResponses;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -79,7 +83,7 @@ public final class ResponseContract implements ResponseCheck {
     }
 
     /**
-     * Validates one answer against the document the server at {@code root} serves, counting it.
+     * Validates one answer against the document the server at {@code root} serves, counting it and its messages.
      *
      * @throws AssertionError with the validator's report when it does not match (whatever the mode)
      */
@@ -87,15 +91,31 @@ public final class ResponseContract implements ResponseCheck {
             byte[] body) {
         ValidationReport report = validate(validatorFor(root), method, path, status, headers, body);
         VALIDATED.incrementAndGet();
-        if (!report.hasErrors()) {
-            return;
+        if (report.hasErrors()) {
+            MISMATCHED.incrementAndGet();
+            for (ValidationReport.Message m : report.getMessages()) {
+                MESSAGES.add(m.getKey() + ": " + UUID_TEXT.matcher(m.getMessage()).replaceAll("{uuid}"));
+            }
+            throw mismatch(report, method, path, status, body);
         }
-        MISMATCHED.incrementAndGet();
-        for (ValidationReport.Message m : report.getMessages()) {
-            MESSAGES.add(m.getKey() + ": " + UUID_TEXT.matcher(m.getMessage()).replaceAll("{uuid}"));
+    }
+
+    /**
+     * Validates one answer (not counted: for the tests of the validation itself).
+     *
+     * @throws AssertionError with the validator's report when it does not match
+     */
+    public static void assertMatches(OpenApiInteractionValidator validator, String method, String path, int status,
+            Map<String, List<String>> headers, byte[] body) {
+        ValidationReport report = validate(validator, method, path, status, headers, body);
+        if (report.hasErrors()) {
+            throw mismatch(report, method, path, status, body);
         }
+    }
+
+    private static AssertionError mismatch(ValidationReport report, String method, String path, int status, byte[] body) {
         String text = new String(body, StandardCharsets.UTF_8);
-        throw new AssertionError("the answer does not match the served OpenAPI document: " + method + " " + path + " -> "
+        return new AssertionError("the answer does not match the served OpenAPI document: " + method + " " + path + " -> "
                 + status + "\n" + render(report) + "\nbody: " + (text.length() > 600 ? text.substring(0, 600) + "..." : text));
     }
 
@@ -134,7 +154,27 @@ public final class ResponseContract implements ResponseCheck {
                         // requests, and with them paths and methods the document does not have, are not judged
                         .withLevel("validation.request", ValidationReport.Level.IGNORE)
                         .build())
+                .withCustomResponseValidation(ResponseContract::contentTypePresent)
                 .build();
+    }
+
+    /**
+     * The validator checks a {@code Content-Type} only when there is one; an answer with a body whose declared
+     * response has content must say what it is.
+     */
+    private static ValidationReport contentTypePresent(Response response, ApiOperation operation) {
+        if (response.getHeaderValue("Content-Type").isPresent() || response.getResponseBody().isEmpty()) {
+            return ValidationReport.empty();
+        }
+        ApiResponses declared = operation.getOperation().getResponses();
+        String status = String.valueOf(response.getStatus());
+        ApiResponse r = declared == null ? null : declared.getOrDefault(status,
+                declared.getOrDefault(status.charAt(0) + "XX", declared.get("default")));
+        if (r == null || r.getContent() == null || r.getContent().isEmpty()) {
+            return ValidationReport.empty();
+        }
+        return ValidationReport.singleton(ValidationReport.Message.create("validation.response.contentType.missing",
+                "Response has a body but no Content-Type header; must be one of " + r.getContent().keySet() + ".").build());
     }
 
     /** @return the report's messages, one a line, for an assertion message */
