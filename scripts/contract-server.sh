@@ -13,7 +13,8 @@
 # connection settings (TEAMDESK_DB_URL, TEAMDESK_REDIS_URL, MP_JWT_VERIFY_*); the server's Redis prefix is
 # TEAMDESK_REDIS_PREFIX, else the one in target/contract-server/redis-prefix (written by
 # com.teamdesk.tasks.testing.ContractServerServices, which also deletes its keys after the stop). A watchdog stops the server when the process that ran `start` (Maven) exits, so a
-# build that fails between start and stop leaves no Payara behind.
+# build that fails between start and stop leaves no Payara behind (CONTRACT_OWNER=<pid> watches another process,
+# e.g. an interactive shell's $$ when started by hand).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -93,7 +94,7 @@ start() {
         die "a contract server from an earlier run is still up (pid $pid): scripts/contract-server.sh stop"
     fi
     mkdir -p "$DIR" "$(dirname "$SPEC")"
-    say "Maven's process (the watchdog's owner): pid $PPID $(tr '\0' ' ' <"/proc/$PPID/cmdline" 2>/dev/null | head -c 80)"
+    say "the watchdog's owner: pid ${CONTRACT_OWNER:-$PPID} $(tr '\0' ' ' <"/proc/${CONTRACT_OWNER:-$PPID}/cmdline" 2>/dev/null | head -c 80)"
     rm -f "$URL_FILE" "$SPEC" "$PID_FILE"
     port=$FIRST_PORT
     while port_taken "$port"; do
@@ -118,7 +119,7 @@ start() {
     done
     pid=$(cat "$PID_FILE")
     # The watchdog: when the process that started us (Maven) is gone, stop the server.
-    owner=$PPID
+    owner=${CONTRACT_OWNER:-$PPID}
     # shellcheck disable=SC2016 # the inner shell's variables
     setsid bash -c 'while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do sleep 2; done
         if kill -0 "$2" 2>/dev/null; then kill -TERM "$2"; fi' contract-watchdog "$owner" "$pid" \
