@@ -8,7 +8,9 @@
  * <li>{@link com.teamdesk.tasks.it.support.TestData} — a fresh team and its rows per test, over
  * plain JDBC (client-side) or the app's datasource (in-server);</li>
  * <li>{@link com.teamdesk.tasks.it.support.Tokens} — RS256 tokens: valid, expired, foreign-signed;</li>
- * <li>{@link com.teamdesk.tasks.it.support.Api} — HTTP calls with status, headers, JSON body.</li>
+ * <li>{@link com.teamdesk.tasks.it.support.Api} — HTTP calls with status, headers, JSON body; client-side every
+ * answer is validated against the served OpenAPI document ({@link com.teamdesk.tasks.it.support.ResponseCheck},
+ * issue 50; {@code -Dteamdesk.test.validateResponses=true|report|false}).</li>
  * </ul>
  *
  * <h2>How a new IT class gets its deployment</h2>
