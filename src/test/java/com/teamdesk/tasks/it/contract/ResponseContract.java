@@ -55,6 +55,7 @@ public final class ResponseContract implements ResponseCheck {
     private static final Map<URI, OpenApiInteractionValidator> VALIDATORS = new ConcurrentHashMap<>();
     private static final AtomicLong VALIDATED = new AtomicLong();
     private static final AtomicLong MISMATCHED = new AtomicLong();
+    private static final AtomicLong NOT_IN_DOCUMENT = new AtomicLong();
     private static final Set<String> MESSAGES = ConcurrentHashMap.newKeySet();
     private static final Pattern UUID_TEXT = Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
     private static final Path SUMMARY = Path.of("target", "failsafe-reports", "response-validation.txt");
@@ -91,6 +92,9 @@ public final class ResponseContract implements ResponseCheck {
             byte[] body) {
         ValidationReport report = validate(validatorFor(root), method, path, status, headers, body);
         VALIDATED.incrementAndGet();
+        if (notInDocument(report)) {
+            NOT_IN_DOCUMENT.incrementAndGet();
+        }
         if (report.hasErrors()) {
             MISMATCHED.incrementAndGet();
             for (ValidationReport.Message m : report.getMessages()) {
@@ -177,6 +181,15 @@ public final class ResponseContract implements ResponseCheck {
                 "Response has a body but no Content-Type header; must be one of " + r.getContent().keySet() + ".").build());
     }
 
+    /**
+     * @return whether the answer was not judged because the document has no such path or method (the ignored
+     *         {@code validation.request.path.missing} / {@code operation.notAllowed} messages)
+     */
+    public static boolean notInDocument(ValidationReport report) {
+        return report.getMessages().stream().anyMatch(m -> m.getKey().equals("validation.request.path.missing")
+                || m.getKey().equals("validation.request.operation.notAllowed"));
+    }
+
     /** @return the report's messages, one a line, for an assertion message */
     public static String render(ValidationReport report) {
         return report.getMessages().stream()
@@ -219,7 +232,8 @@ public final class ResponseContract implements ResponseCheck {
             return;
         }
         StringBuilder s = new StringBuilder("Response validation (issue 50, " + MODE_PROPERTY + "=" + mode() + "): "
-                + VALIDATED.get() + " responses validated, " + MISMATCHED.get() + " mismatches\n");
+                + VALIDATED.get() + " responses validated, " + MISMATCHED.get() + " mismatches; "
+                + NOT_IN_DOCUMENT.get() + " of them to a path or method the document does not have, not judged\n");
         for (String m : new TreeSet<>(MESSAGES)) {
             s.append("  ").append(m).append('\n');
         }
