@@ -16,6 +16,15 @@ import jakarta.ws.rs.core.MediaType;
 import java.io.InputStream;
 import java.util.Set;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.ParameterIn;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.headers.Header;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * The console's development sign-in, {@code /api/v1/dev-login} (no token needed). Answers 404 problem+json,
@@ -38,7 +47,7 @@ public class DevLoginResource {
     /** @return {@code {"items": [{username, displayName, teams, operator}]}} */
     @GET
     @Path("users")
-    @Operation(summary = "Development only: the users one may sign in as")
+    @Operation(hidden = true, summary = "Development only: the users one may sign in as")
     public JsonObject users() {
         JsonArray items = Json.createArrayBuilder(devLogin.users()).build();
         return Json.createObjectBuilder().add("items", items).build();
@@ -51,7 +60,7 @@ public class DevLoginResource {
     @POST
     @Path("token")
     @Consumes(MediaType.APPLICATION_JSON)
-    @Operation(summary = "Development only: a bearer token for a user")
+    @Operation(hidden = true, summary = "Development only: a bearer token for a user")
     public JsonObject token(InputStream body) {
         devLogin.requireEnabled(); // before reading the body: off, the endpoint does not exist
         JsonObject o = RequestInput.object(body, headers.getMediaType(), Set.of("username"), limits);
