@@ -247,7 +247,7 @@ public class AdminResource {
     public BulkRetry retry(InputStream body) {
         JsonObject o = RequestInput.object(body, headers.getMediaType(), RETRY_FIELDS, limits);
         String status = RequestInput.string(o, "status");
-        if (status != null && !status.equalsIgnoreCase("FAILED")) {
+        if (status != null && !"FAILED".equals(ClientValues.asciiName(status))) { // "faıled" is no status (R49)
             throw new com.teamdesk.tasks.common.InvalidInputException("filters.invalid", "Only FAILED tasks are retried.");
         }
         JsonValue l = o.get("limit");
