@@ -26,8 +26,6 @@ import org.eclipse.microprofile.openapi.OASFactory;
 import org.eclipse.microprofile.openapi.OASFilter;
 import org.eclipse.microprofile.openapi.models.Components;
 import org.eclipse.microprofile.openapi.models.OpenAPI;
-import org.eclipse.microprofile.openapi.models.Operation;
-import org.eclipse.microprofile.openapi.models.PathItem;
 import org.eclipse.microprofile.openapi.models.headers.Header;
 import org.eclipse.microprofile.openapi.models.media.Discriminator;
 import org.eclipse.microprofile.openapi.models.media.Schema;
@@ -496,11 +494,5 @@ public class ContractFilter implements OASFilter {
                 op.addExtension("x-required-group", "operator");
             }
         }));
-    }
-
-    /** Unused by Payara; kept so that every operation of {@link PathItem} is reached the same way. */
-    @SuppressWarnings("unused")
-    private static Map<PathItem.HttpMethod, Operation> operations(PathItem item) {
-        return item.getOperations();
     }
 }
