@@ -1,6 +1,7 @@
 package com.teamdesk.tasks.task;
 
 import com.teamdesk.tasks.platform.DatabaseUnavailable;
+import com.teamdesk.tasks.platform.PoolLogFilter;
 import com.teamdesk.tasks.platform.SchemaMigration;
 import com.teamdesk.tasks.queue.FetchGate;
 import jakarta.annotation.PreDestroy;
@@ -13,15 +14,11 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.logging.Filter;
-import java.util.logging.LogRecord;
+import java.util.StringJoiner;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -41,11 +38,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * succeeds closes it again.</li>
  * </ul>
  * One WARNING when an outage begins and one INFO when it ends, with its length and what was deferred and
- * skipped meanwhile; Payara's own pool lines for each failed allocation are held back while it is open
- * ({@link #POOL_LOGGERS}). Lengths are measured on the JVM's monotonic clock (never a ledger time).
- *
- * <p>Over 300 lines: one state machine (closed, open, probing, the outage budget) and the log filter that
- * must follow its state.
+ * skipped meanwhile; Payara's own pool lines for each failed allocation are held back while it is open and
+ * counted, by message id, in the closing line ({@link PoolLogFilter}). Lengths are measured on the JVM's
+ * monotonic clock (never a ledger time).
  */
 @ApplicationScoped
 public class LedgerBreaker implements FetchGate {
@@ -83,62 +78,23 @@ public class LedgerBreaker implements FetchGate {
     private long skipped;
     private String firstCause;
     private final Set<String> skippedSweeps = new HashSet<>();
-    private final AtomicLong poolLines = new AtomicLong();
-    private final Map<Logger, Filter> replacedFilters = new HashMap<>();
 
     /**
-     * Payara's connection-pool loggers whose lines repeat for every failed allocation while the database is
-     * away (RAR5038, RAR5117, RAR5114, RAR7115, and DTX5007 for transactions cut with their connection).
+     * R35: while the breaker is open, Payara's per-allocation pool lines are held back (the breaker said once that
+     * the ledger is unreachable) and counted in its closing line.
      */
-    static final List<String> POOL_LOGGERS = List.of(
-            "javax.enterprise.resource.resourceadapter.com.sun.enterprise.resource.allocator",
-            "javax.enterprise.resource.resourceadapter.com.sun.enterprise.connectors",
-            "javax.enterprise.resource.resourceadapter.com.sun.gjc.spi",
-            "javax.enterprise.resource.resourceadapter.com.sun.gjc.spi.jdbc40",
-            "javax.enterprise.resource.jta.com.sun.enterprise.transaction");
-    private static final List<String> POOL_MESSAGES = List.of("RAR5038", "RAR5117", "RAR5114", "RAR7115", "DTX5007");
+    private final PoolLogFilter poolLines = new PoolLogFilter(PoolLogFilter.LOGGERS, this::isOpen);
 
-    /**
-     * Issue 28: while the breaker is open, Payara's per-allocation pool lines are held back (the breaker
-     * said once that the ledger is unreachable) and counted in its closing line. Installed on the pool's
-     * loggers when the application starts, removed when it stops.
-     */
+    /** Puts the pool-line filter on the pool's loggers that exist when the application starts. */
     void filterPoolLines(@Observes @Initialized(ApplicationScoped.class) Object ignored) {
-        synchronized (replacedFilters) {
-            for (String name : POOL_LOGGERS) {
-                Logger logger = Logger.getLogger(name);
-                Filter previous = logger.getFilter();
-                replacedFilters.put(logger, previous);
-                logger.setFilter(record -> {
-                    if (isOpen() && isPoolLine(record)) {
-                        poolLines.incrementAndGet();
-                        return false;
-                    }
-                    return previous == null || previous.isLoggable(record);
-                });
-            }
-        }
+        int n = poolLines.install();
+        LOG.fine(() -> "connection-pool lines held back during outages: filter on " + n + " of "
+                + PoolLogFilter.LOGGERS.size() + " loggers (the others when an outage begins)");
     }
 
     @PreDestroy
     void restorePoolLoggers() {
-        synchronized (replacedFilters) {
-            replacedFilters.forEach(Logger::setFilter);
-            replacedFilters.clear();
-        }
-    }
-
-    private static boolean isPoolLine(LogRecord record) {
-        String m = record.getMessage();
-        if (m == null) {
-            return false;
-        }
-        for (String id : POOL_MESSAGES) {
-            if (m.startsWith(id) || m.contains(id + ":") || m.contains(id + " ")) {
-                return true;
-            }
-        }
-        return false;
+        poolLines.uninstall();
     }
 
     /**
@@ -153,8 +109,11 @@ public class LedgerBreaker implements FetchGate {
         if (!DatabaseUnavailable.isCause(error)) {
             return false;
         }
+        boolean opened = false;
         synchronized (lock) {
             if (openedAtNanos == 0) {
+                opened = true;
+                poolLines.reset(); // before it opens: a line held from here on is this outage's
                 openedAtNanos = Math.max(1, System.nanoTime());
                 openedAt = clock.instant(); // shown to operators only, never written to the ledger
                 probePauseMs = FIRST_PROBE_MS;
@@ -168,6 +127,9 @@ public class LedgerBreaker implements FetchGate {
                         + " that meet the outage are deferred without using an attempt, sweeps are skipped; probing"
                         + " every " + FIRST_PROBE_MS + "-" + MAX_PROBE_MS + " ms. One line until it answers again.");
             }
+        }
+        if (opened) {
+            poolLines.install(); // a pool logger Payara created after startup (not while holding the lock)
         }
         return true;
     }
@@ -237,15 +199,22 @@ public class LedgerBreaker implements FetchGate {
                 long ms = (System.nanoTime() - openedAtNanos) / 1_000_000;
                 long d = deferred;
                 long s = skipped;
-                long p = poolLines.getAndSet(0);
+                String held = heldBack(poolLines.drain());
                 LOG.info(() -> "task.ledger reachable again after " + ms + " ms: " + d + " execution(s) were deferred"
-                        + " (no attempt used), " + s + " sweep tick(s) skipped, " + p + " connection-pool log line(s)"
-                        + " held back; the worker fetches again");
+                        + " (no attempt used), " + s + " sweep tick(s) skipped, " + held + "; the worker fetches again");
                 openedAtNanos = 0;
                 lock.notifyAll();
             }
             return true;
         }
+    }
+
+    /** @return e.g. "27 connection-pool log line(s) held back (RAR5038 9, RAR5117 9, RAR5114 9)" */
+    static String heldBack(Map<String, Long> byId) {
+        long total = byId.values().stream().mapToLong(Long::longValue).sum();
+        StringJoiner ids = new StringJoiner(", ", " (", ")").setEmptyValue("");
+        byId.forEach((id, n) -> ids.add(id + " " + n));
+        return total + " connection-pool log line(s) held back" + ids;
     }
 
     private boolean probe() {

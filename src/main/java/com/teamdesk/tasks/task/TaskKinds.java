@@ -171,13 +171,13 @@ public class TaskKinds {
      *         order of their names), {@code runAt}
      */
     public List<RequestField> requestFields() {
-        Set<RequestField> fields = new LinkedHashSet<>();
-        fields.add(NewTaskRequest.KIND);
+        java.util.Map<String, RequestField> fields = new java.util.LinkedHashMap<>(); // the same name: the same field
+        fields.put(NewTaskRequest.KIND.name(), NewTaskRequest.KIND);
         for (TaskKindHandler<?> h : handlers().values()) {
-            fields.addAll(h.requestFields());
+            h.requestFields().forEach(f -> fields.putIfAbsent(f.name(), f));
         }
-        fields.add(NewTaskRequest.RUN_AT);
-        return List.copyOf(fields);
+        fields.putIfAbsent(NewTaskRequest.RUN_AT.name(), NewTaskRequest.RUN_AT);
+        return List.copyOf(fields.values());
     }
 
     /**

@@ -35,12 +35,19 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * The operator API {@code /api/v1/admin} (issue 14): only tokens whose {@code groups} contain
  * {@code operator} (403 {@code auth.forbidden} for everyone else, team owners included). Thin: each
  * method calls one {@link AdminService} method; lists answer the API's page shape.
  */
+@Tag(name = "operators")
 @Path("admin")
 @RolesAllowed(RestApplication.OPERATOR)
 @Produces(MediaType.APPLICATION_JSON)
@@ -86,7 +93,8 @@ public class AdminResource {
      */
     @GET
     @Path("capacity")
-    @Operation(summary = "Connection budget of the instances (operators)")
+    @Operation(operationId = "getCapacity", summary = "Connection budget of the instances (operators)")
+    @APIResponse(responseCode = "200", description = "The budget", content = @Content(mediaType = "application/json", schema = @Schema(ref = "Verdict")))
     public ConnectionBudget.Verdict capacity() {
         user.id();
         return budget.check();
@@ -98,7 +106,8 @@ public class AdminResource {
      */
     @GET
     @Path("streams")
-    @Operation(summary = "Open event streams of this instance (operators)")
+    @Operation(operationId = "getStreams", summary = "Open event streams of this instance (operators)")
+    @APIResponse(responseCode = "200", description = "The streams", content = @Content(mediaType = "application/json", schema = @Schema(ref = "StreamsView")))
     public LiveFanOut.StreamsView streams() {
         user.id();
         return streams.view();
@@ -107,7 +116,8 @@ public class AdminResource {
     /** @return counts by status × kind, oldest WAITING age, due-but-undispatched, RUNNING runs, queue counts */
     @GET
     @Path("overview")
-    @Operation(summary = "Engine overview (operators)")
+    @Operation(operationId = "getOverview", summary = "Engine overview (operators)")
+    @APIResponse(responseCode = "200", description = "The overview", content = @Content(mediaType = "application/json", schema = @Schema(ref = "Overview")))
     public Overview overview() {
         user.id();
         return admin.overview();
@@ -116,7 +126,8 @@ public class AdminResource {
     /** @return every queue worker seen in the last day: live, then gone */
     @GET
     @Path("workers")
-    @Operation(summary = "Queue workers from their heartbeats (operators)")
+    @Operation(operationId = "listWorkers", summary = "Queue workers from their heartbeats (operators)")
+    @APIResponse(responseCode = "200", description = "Every worker seen in the last day", content = @Content(mediaType = "application/json", schema = @Schema(ref = "WorkerPage")))
     public PageJson<WorkerView> workers() {
         user.id();
         return new PageJson<>(admin.workers(), null);
@@ -125,7 +136,8 @@ public class AdminResource {
     /** @return the queue's jobs by state, read from Redis */
     @GET
     @Path("queue")
-    @Operation(summary = "Queue counts by state (operators)")
+    @Operation(operationId = "getQueueCounts", summary = "Queue counts by state (operators)")
+    @APIResponse(responseCode = "200", description = "Jobs by state", content = @Content(mediaType = "application/json", schema = @Schema(type = SchemaType.OBJECT, additionalProperties = Long.class)))
     public Map<String, Long> queue() {
         user.id();
         return admin.queue();
@@ -134,7 +146,8 @@ public class AdminResource {
     /** @return the EJB sweeps of every instance: schedule, next timeout, last run, outcome, rows, paused */
     @GET
     @Path("timers")
-    @Operation(summary = "EJB timers of every instance (operators)")
+    @Operation(operationId = "listTimers", summary = "EJB timers of every instance (operators)")
+    @APIResponse(responseCode = "200", description = "The sweeps of every instance", content = @Content(mediaType = "application/json", schema = @Schema(ref = "TimerPage")))
     public PageJson<InstanceTimers> timers() {
         user.id();
         return new PageJson<>(admin.timers(), null);
@@ -143,7 +156,8 @@ public class AdminResource {
     /** Pauses a sweep on every instance. */
     @POST
     @Path("timers/{name}/pause")
-    @Operation(summary = "Pause a sweep on every instance (operators)")
+    @Operation(operationId = "pauseTimer", summary = "Pause a sweep on every instance (operators)")
+    @APIResponse(responseCode = "200", description = "The sweep", content = @Content(mediaType = "application/json", schema = @Schema(ref = "SweepStatus")))
     public SweepStatus pause(@PathParam("name") String name) {
         return admin.pause(user.id(), name);
     }
@@ -151,7 +165,8 @@ public class AdminResource {
     /** Resumes a sweep on every instance. */
     @POST
     @Path("timers/{name}/resume")
-    @Operation(summary = "Resume a sweep on every instance (operators)")
+    @Operation(operationId = "resumeTimer", summary = "Resume a sweep on every instance (operators)")
+    @APIResponse(responseCode = "200", description = "The sweep", content = @Content(mediaType = "application/json", schema = @Schema(ref = "SweepStatus")))
     public SweepStatus resume(@PathParam("name") String name) {
         return admin.resume(user.id(), name);
     }
@@ -159,7 +174,8 @@ public class AdminResource {
     /** Runs a sweep once now on this instance and answers its status after the run. */
     @POST
     @Path("timers/{name}/run")
-    @Operation(summary = "Run a sweep once now on this instance (operators)")
+    @Operation(operationId = "runTimer", summary = "Run a sweep once now on this instance (operators)")
+    @APIResponse(responseCode = "200", description = "The sweep after its run", content = @Content(mediaType = "application/json", schema = @Schema(ref = "SweepStatus")))
     public SweepStatus run(@PathParam("name") String name) {
         return admin.run(user.id(), name);
     }
@@ -167,7 +183,8 @@ public class AdminResource {
     /** @return one page of tasks across teams (status, kind, team, olderThan; newest first) */
     @GET
     @Path("tasks")
-    @Operation(summary = "Tasks across teams (operators)")
+    @Operation(operationId = "listAllTasks", summary = "Tasks across teams (operators)")
+    @APIResponse(responseCode = "200", description = "A page of tasks, newest first", content = @Content(mediaType = "application/json", schema = @Schema(ref = "AdminTaskPage")))
     public PageJson<AdminTask> tasks(@QueryParam("status") String status, @QueryParam("kind") String kind,
             @QueryParam("team") String team, @QueryParam("olderThan") String olderThan,
             @QueryParam("limit") String limit, @QueryParam("cursor") String cursor) {
@@ -182,7 +199,8 @@ public class AdminResource {
      */
     @GET
     @Path("executions")
-    @Operation(summary = "Executions across teams, by outcome, worker, team, kind and time range (operators)")
+    @Operation(operationId = "listAllExecutions", summary = "Executions across teams, by outcome, worker, team, kind and time range (operators)")
+    @APIResponse(responseCode = "200", description = "A page of executions, newest claim first", content = @Content(mediaType = "application/json", schema = @Schema(ref = "AdminExecutionPage")))
     public PageJson<AdminExecution> executions(@QueryParam("outcome") String outcome,
             @QueryParam("worker") String worker, @QueryParam("team") String team, @QueryParam("kind") String kind,
             @QueryParam("from") String from, @QueryParam("to") String to, @QueryParam("limit") String limit,
@@ -195,7 +213,8 @@ public class AdminResource {
     /** R44: the executions matching the same filters as {@code GET executions}, counted by outcome. */
     @GET
     @Path("executions/summary")
-    @Operation(summary = "How the executions of a time range ended, by outcome (operators)")
+    @Operation(operationId = "summarizeExecutions", summary = "How the executions of a time range ended, by outcome (operators)")
+    @APIResponse(responseCode = "200", description = "Counts by outcome", content = @Content(mediaType = "application/json", schema = @Schema(ref = "ExecutionSummary")))
     public ExecutionSummary executionSummary(@QueryParam("outcome") String outcome,
             @QueryParam("worker") String worker, @QueryParam("team") String team, @QueryParam("kind") String kind,
             @QueryParam("from") String from, @QueryParam("to") String to) {
@@ -206,7 +225,8 @@ public class AdminResource {
     /** @return a task with every field but the CSV */
     @GET
     @Path("tasks/{taskId}")
-    @Operation(summary = "A task's every field but the CSV (operators)")
+    @Operation(operationId = "getAnyTask", summary = "A task's every field but the CSV (operators)")
+    @APIResponse(responseCode = "200", description = "The task", content = @Content(mediaType = "application/json", schema = @Schema(ref = "AdminTask")))
     public AdminTask task(@PathParam("taskId") String taskId) {
         user.id();
         return admin.get(RequestInput.pathId(taskId, "task.not_found"));
@@ -218,11 +238,13 @@ public class AdminResource {
     @POST
     @Path("tasks/retry")
     @Consumes(MediaType.APPLICATION_JSON)
-    @Operation(summary = "Retry FAILED tasks matching a filter, bounded (operators)")
+    @Operation(operationId = "retryFailedTasks", summary = "Retry FAILED tasks matching a filter, bounded (operators)")
+    @RequestBody(required = true, content = @Content(mediaType = "application/json", schema = @Schema(ref = "BulkRetryRequest")))
+    @APIResponse(responseCode = "200", description = "What was retried and what was skipped, with why", content = @Content(mediaType = "application/json", schema = @Schema(ref = "BulkRetry")))
     public BulkRetry retry(InputStream body) {
         JsonObject o = RequestInput.object(body, headers.getMediaType(), RETRY_FIELDS, limits);
         String status = RequestInput.string(o, "status");
-        if (status != null && !status.equalsIgnoreCase("FAILED")) {
+        if (status != null && !"FAILED".equals(ClientValues.asciiName(status))) { // "faıled" is no status (R49)
             throw new com.teamdesk.tasks.common.InvalidInputException("filters.invalid", "Only FAILED tasks are retried.");
         }
         JsonValue l = o.get("limit");
@@ -238,7 +260,8 @@ public class AdminResource {
     /** @return every team with a cap of running tasks, or with tasks waiting or running (issue 30) */
     @GET
     @Path("limits")
-    @Operation(summary = "Teams' caps of running tasks, with their waiting and running counts (operators)")
+    @Operation(operationId = "listTeamLimits", summary = "Teams' caps of running tasks, with their waiting and running counts (operators)")
+    @APIResponse(responseCode = "200", description = "Every team with a limit or tasks", content = @Content(mediaType = "application/json", schema = @Schema(ref = "TeamLimitPage")))
     public PageJson<TeamLimit> teamLimits() {
         user.id();
         return new PageJson<>(teamLimits.list(), null);
@@ -251,7 +274,9 @@ public class AdminResource {
     @PUT
     @Path("teams/{teamId}/limits")
     @Consumes(MediaType.APPLICATION_JSON)
-    @Operation(summary = "Set or clear a team's cap of running tasks (operators)")
+    @Operation(operationId = "setTeamLimit", summary = "Set or clear a team's cap of running tasks (operators)")
+    @RequestBody(required = true, content = @Content(mediaType = "application/json", schema = @Schema(ref = "TeamCapRequest")))
+    @APIResponse(responseCode = "200", description = "The team's limits", content = @Content(mediaType = "application/json", schema = @Schema(ref = "TeamLimit")))
     public TeamLimit setTeamLimit(@PathParam("teamId") String teamId, InputStream body) {
         UUID team = RequestInput.pathId(teamId, "team.not_found");
         JsonObject o = RequestInput.object(body, headers.getMediaType(), LIMIT_FIELDS, limits);
@@ -266,7 +291,9 @@ public class AdminResource {
     @PUT
     @Path("teams/{teamId}/limits/{kind}")
     @Consumes(MediaType.APPLICATION_JSON)
-    @Operation(summary = "Set or clear a team's rate limit of one kind, tasks per minute (operators)")
+    @Operation(operationId = "setTeamRateLimit", summary = "Set or clear a team's rate limit of one kind, tasks per minute (operators)")
+    @RequestBody(required = true, content = @Content(mediaType = "application/json", schema = @Schema(ref = "RateLimitRequest")))
+    @APIResponse(responseCode = "200", description = "The team's limits", content = @Content(mediaType = "application/json", schema = @Schema(ref = "TeamLimit")))
     public TeamLimit setTeamRateLimit(@PathParam("teamId") String teamId, @PathParam("kind") String kind,
             InputStream body) {
         UUID team = RequestInput.pathId(teamId, "team.not_found");
@@ -283,7 +310,8 @@ public class AdminResource {
      */
     @GET
     @Path("schedules")
-    @Operation(summary = "Schedules across teams; due=true: due but not materialised (operators)")
+    @Operation(operationId = "listAllSchedules", summary = "Schedules across teams; due=true: due but not materialised (operators)")
+    @APIResponse(responseCode = "200", description = "Schedules, enabled ones by next slot first", content = @Content(mediaType = "application/json", schema = @Schema(ref = "SchedulePage")))
     public PageJson<ScheduleJson> schedules(@QueryParam("due") String due, @QueryParam("limit") String limit) {
         user.id();
         boolean dueOnly = switch (due == null ? "" : due.strip()) {
@@ -299,7 +327,8 @@ public class AdminResource {
     /** Pauses any team's schedule (issue 31), with {@code disabledReason} "Paused by an operator."; audited. */
     @POST
     @Path("schedules/{scheduleId}/pause")
-    @Operation(summary = "Pause any team's schedule (operators; audited)")
+    @Operation(operationId = "pauseAnySchedule", summary = "Pause any team's schedule (operators; audited)")
+    @APIResponse(responseCode = "200", description = "The schedule, paused", content = @Content(mediaType = "application/json", schema = @Schema(ref = "Schedule")))
     public ScheduleJson pauseSchedule(@PathParam("scheduleId") String scheduleId) {
         return ScheduleJson.summary(schedules.pauseByOperator(user.id(),
                 RequestInput.pathId(scheduleId, "schedule.not_found")), links);

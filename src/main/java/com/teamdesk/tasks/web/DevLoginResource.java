@@ -38,7 +38,7 @@ public class DevLoginResource {
     /** @return {@code {"items": [{username, displayName, teams, operator}]}} */
     @GET
     @Path("users")
-    @Operation(summary = "Development only: the users one may sign in as")
+    @Operation(hidden = true, summary = "Development only: the users one may sign in as")
     public JsonObject users() {
         JsonArray items = Json.createArrayBuilder(devLogin.users()).build();
         return Json.createObjectBuilder().add("items", items).build();
@@ -51,7 +51,7 @@ public class DevLoginResource {
     @POST
     @Path("token")
     @Consumes(MediaType.APPLICATION_JSON)
-    @Operation(summary = "Development only: a bearer token for a user")
+    @Operation(hidden = true, summary = "Development only: a bearer token for a user")
     public JsonObject token(InputStream body) {
         devLogin.requireEnabled(); // before reading the body: off, the endpoint does not exist
         JsonObject o = RequestInput.object(body, headers.getMediaType(), Set.of("username"), limits);

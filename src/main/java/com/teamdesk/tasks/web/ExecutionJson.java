@@ -27,6 +27,7 @@ import java.util.UUID;
 @JsonbNillable
 @JsonbPropertyOrder({"executionId", "run", "attempt", "worker", "claimedAt", "endedAt", "outcome", "cause", "durationMs",
         "progress", "takenOverBy"})
+@org.eclipse.microprofile.openapi.annotations.media.Schema(name = "Execution")
 public record ExecutionJson(UUID executionId, int run, int attempt, String worker, Instant claimedAt, Instant endedAt,
         ExecutionOutcome outcome, String cause, Long durationMs, int progress, UUID takenOverBy) {
 

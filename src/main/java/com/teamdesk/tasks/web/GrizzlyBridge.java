@@ -74,7 +74,10 @@ final class GrizzlyBridge {
             }
         };
 
-        /** Closes the connection at once; a write blocked on it fails. Never throws. */
+        /**
+         * Closes the connection at once (Grizzly's graceful close: what was already written and flushed is still
+         * sent, then the connection ends); a write blocked on it fails. Never throws.
+         */
         void abort();
 
         /** @return bytes written by the application and not yet taken by the socket, or -1 when unknown */

@@ -15,6 +15,7 @@ import java.util.UUID;
  */
 @JsonbNillable
 @JsonbPropertyOrder({"id", "teamId", "taskId", "ticketId", "message", "createdAt", "readAt"})
+@org.eclipse.microprofile.openapi.annotations.media.Schema(name = "Notification")
 public record NotificationJson(UUID id, UUID teamId, UUID taskId, UUID ticketId, String message, Instant createdAt,
         Instant readAt) {
 

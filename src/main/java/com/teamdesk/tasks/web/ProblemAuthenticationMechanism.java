@@ -72,7 +72,8 @@ public class ProblemAuthenticationMechanism implements HttpAuthenticationMechani
     private volatile HttpAuthenticationMechanism delegate;
 
     /**
-     * Checks the credential's form and time claims first ({@link BearerToken#check}); a refused
+     * A CONNECT is answered 405 before anything else ({@link RequestFormFilter#refuseConnect}). Then
+     * checks the credential's form and time claims ({@link BearerToken#check}); a refused
      * one answers 401 problem+json at once. A usable one, with its scheme normalised to
      * {@code Bearer} (the scheme is case-insensitive, RFC 9110 §11.1), goes to the platform's
      * mechanism, which verifies signature, issuer and expiry.
@@ -80,6 +81,9 @@ public class ProblemAuthenticationMechanism implements HttpAuthenticationMechani
     @Override
     public AuthenticationStatus validateRequest(HttpServletRequest request, HttpServletResponse response,
             HttpMessageContext context) throws AuthenticationException {
+        if (RequestFormFilter.refuseConnect(request, response)) {
+            return AuthenticationStatus.SEND_FAILURE; // 405 whoever asks; answered and closed (issue 49)
+        }
         String header = request.getHeader(AUTHORIZATION);
         HttpServletRequest forward = request;
         if (header != null) {

@@ -18,7 +18,7 @@ import java.util.Collections;
 import java.util.logging.Logger;
 
 /**
- * Refuses TRACE everywhere (405), and a request to {@code /api/*} whose form is wrong before any work is done, each as
+ * Refuses TRACE and CONNECT everywhere (405, {@link #refuseConnect}), and a request to {@code /api/*} whose form is wrong before any work is done, each as
  * {@code application/problem+json} (JAX-RS would otherwise answer some of these with the
  * container's HTML page, or fail on them):
  * <ul>
@@ -39,6 +39,8 @@ import java.util.logging.Logger;
 public class RequestFormFilter extends HttpFilter {
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = Logger.getLogger(RequestFormFilter.class.getName());
+    /** The methods named in the {@code Allow} header of a refused TRACE or CONNECT. */
+    private static final String ALLOW = "GET, POST, PATCH, HEAD, OPTIONS";
 
     @Inject
     transient HttpLimits limits;
@@ -46,9 +48,12 @@ public class RequestFormFilter extends HttpFilter {
     @Override
     protected void doFilter(HttpServletRequest req, HttpServletResponse res, FilterChain chain)
             throws IOException, ServletException {
+        if (refuseConnect(req, res)) {
+            return;
+        }
         if ("TRACE".equals(req.getMethod())) {
             // Never echo a request (and its credentials) back, on any path.
-            res.setHeader("Allow", "GET, POST, PATCH, HEAD, OPTIONS");
+            res.setHeader("Allow", ALLOW);
             ServletProblems.write(res, problem(405, "Method Not Allowed", "request.method_not_allowed",
                     "TRACE is not supported."));
             return;
@@ -67,6 +72,28 @@ public class RequestFormFilter extends HttpFilter {
             return;
         }
         chain.doFilter(req, res);
+    }
+
+    /**
+     * Answers a CONNECT (on any path, before its credential is looked at: the method is refused whoever asks)
+     * with 405 problem+json {@code request.method_not_allowed} and closes the connection once the answer is
+     * sent. Why the close: for CONNECT the HTTP engine (Grizzly) never sends {@code Content-Length} or chunks
+     * (it expects a tunnel) and keeps reading the connection, so without it a client waits for the end of the
+     * body until the idle timeout (30 s, issue 49). Called by {@link ProblemAuthenticationMechanism} (first)
+     * and by this filter.
+     *
+     * @return true when the request was a CONNECT and has been answered
+     */
+    static boolean refuseConnect(HttpServletRequest req, HttpServletResponse res) {
+        if (!"CONNECT".equals(req.getMethod())) {
+            return false;
+        }
+        res.setHeader("Allow", ALLOW);
+        res.setHeader("Connection", "close");
+        ServletProblems.write(res, problem(405, "Method Not Allowed", "request.method_not_allowed",
+                "CONNECT is not supported: this server is not a proxy."));
+        GrizzlyBridge.connectionOf(req).abort();
+        return true;
     }
 
     private Problem refusal(HttpServletRequest req) {

@@ -36,6 +36,7 @@ import java.util.UUID;
 @JsonbPropertyOrder({"id", "teamId", "ownerId", "name", "cron", "timeZone", "task", "missedSlots", "overlap", "enabled",
         "disabledReason", "nextRuns", "lastSlotAt", "occurrences", "version", "createdBy", "createdAt", "updatedBy",
         "updatedAt", "links"})
+@org.eclipse.microprofile.openapi.annotations.media.Schema(name = "Schedule")
 public record ScheduleJson(UUID id, UUID teamId, UUID ownerId, String name, String cron, String timeZone, TaskSpec task,
         Schedule.MissedSlots missedSlots, Schedule.Overlap overlap, boolean enabled, String disabledReason,
         List<NextRun> nextRuns, Instant lastSlotAt, List<OccurrenceJson> occurrences, int version, UUID createdBy,
@@ -47,6 +48,7 @@ public record ScheduleJson(UUID id, UUID teamId, UUID ownerId, String name, Stri
      * @param filters the kind's stored parameters, as {@link TaskJson#filters()}
      */
     @JsonbPropertyOrder({"kind", "scope", "filters"})
+    @org.eclipse.microprofile.openapi.annotations.media.Schema(name = "ScheduleTask")
     public record TaskSpec(String kind, TaskScope scope, JsonObject filters) {
     }
 
@@ -57,6 +59,7 @@ public record ScheduleJson(UUID id, UUID teamId, UUID ownerId, String name, Stri
      * @param utc the same instant in UTC
      */
     @JsonbPropertyOrder({"at", "utc"})
+    @org.eclipse.microprofile.openapi.annotations.media.Schema(name = "NextRun")
     public record NextRun(OffsetDateTime at, Instant utc) {
     }
 
@@ -73,16 +76,19 @@ public record ScheduleJson(UUID id, UUID teamId, UUID ownerId, String name, Stri
      */
     @JsonbNillable
     @JsonbPropertyOrder({"slotAt", "taskId", "status", "skipped", "detail", "at", "links"})
+    @org.eclipse.microprofile.openapi.annotations.media.Schema(name = "Occurrence")
     public record OccurrenceJson(Instant slotAt, UUID taskId, TaskStatus status, String skipped, String detail,
             Instant at, OccurrenceLinks links) {
     }
 
     /** @param task the occurrence's task; omitted for a skipped slot */
+    @org.eclipse.microprofile.openapi.annotations.media.Schema(name = "OccurrenceLinks")
     public record OccurrenceLinks(URI task) {
     }
 
     /** Hypermedia links of a schedule; absent ones are omitted. */
     @JsonbPropertyOrder({"self", "pause", "resume", "runNow"})
+    @org.eclipse.microprofile.openapi.annotations.media.Schema(name = "ScheduleLinks")
     public record Links(URI self, URI pause, URI resume, URI runNow) {
     }
 

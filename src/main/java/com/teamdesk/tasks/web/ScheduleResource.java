@@ -20,6 +20,13 @@ import jakarta.ws.rs.core.Response;
 import java.io.InputStream;
 import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.headers.Header;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * One schedule (issue 31): {@code /api/v1/schedules/{scheduleId}} (read, change, pause, resume, run now, delete).
@@ -27,6 +34,7 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
  * as a task does. Answers carry the schedule's version as {@code ETag}; a PATCH must send it back in
  * {@code If-Match} (missing → 428, stale or weak → 412, {@code *} → any version), as a ticket's.
  */
+@Tag(name = "schedules")
 @Path("schedules/{scheduleId}")
 @RolesAllowed(RestApplication.MEMBER)
 @Produces(MediaType.APPLICATION_JSON)
@@ -49,7 +57,8 @@ public class ScheduleResource {
 
     /** @return the schedule with its next runs and its last occurrences (also its version as {@code ETag}) */
     @GET
-    @Operation(summary = "Get a schedule: its next 5 runs and its last occurrences")
+    @Operation(operationId = "getSchedule", summary = "Get a schedule: its next 5 runs and its last occurrences")
+    @APIResponse(responseCode = "200", description = "The schedule with its occurrences", headers = {@Header(name = "ETag", description = "The version, a strong validator (\"3\")", schema = @Schema(type = SchemaType.STRING))}, content = @Content(mediaType = "application/json", schema = @Schema(ref = "Schedule")))
     public Response get(@PathParam("scheduleId") String scheduleId) {
         ScheduleService.View v = schedules.get(user.id(), id(scheduleId));
         return Response.ok(ScheduleJson.detail(v, links)).tag(IfMatch.etag(v.schedule().version())).build();
@@ -63,7 +72,9 @@ public class ScheduleResource {
      */
     @PATCH
     @Consumes({MediaType.APPLICATION_JSON, "application/merge-patch+json"})
-    @Operation(summary = "Change a schedule (If-Match: version; 412 when stale, 428 when missing)")
+    @Operation(operationId = "updateSchedule", summary = "Change a schedule (If-Match: version; 412 when stale, 428 when missing)")
+    @RequestBody(required = true, content = @Content(mediaType = "application/json", schema = @Schema(ref = "ScheduleChanges")))
+    @APIResponse(responseCode = "200", description = "The schedule (the same version when nothing changed)", headers = {@Header(name = "ETag", description = "The version, a strong validator (\"3\")", schema = @Schema(type = SchemaType.STRING))}, content = @Content(mediaType = "application/json", schema = @Schema(ref = "Schedule")))
     public Response patch(@PathParam("scheduleId") String scheduleId, @HeaderParam(HttpHeaders.IF_MATCH) String ifMatch,
             InputStream body) {
         UUID id = id(scheduleId);
@@ -74,7 +85,8 @@ public class ScheduleResource {
     /** Pauses: no slot runs until it is resumed; 200 with the schedule, also when it was paused already. */
     @POST
     @Path("pause")
-    @Operation(summary = "Pause a schedule (200)")
+    @Operation(operationId = "pauseSchedule", summary = "Pause a schedule (200)")
+    @APIResponse(responseCode = "200", description = "The schedule, paused", headers = {@Header(name = "ETag", description = "The version, a strong validator (\"3\")", schema = @Schema(type = SchemaType.STRING))}, content = @Content(mediaType = "application/json", schema = @Schema(ref = "Schedule")))
     public Response pause(@PathParam("scheduleId") String scheduleId) {
         return answer(schedules.pause(user.id(), id(scheduleId)));
     }
@@ -82,7 +94,8 @@ public class ScheduleResource {
     /** Resumes from the next slot after now (the slots while it was paused do not run); 200 with the schedule. */
     @POST
     @Path("resume")
-    @Operation(summary = "Resume a schedule from its next slot (200)")
+    @Operation(operationId = "resumeSchedule", summary = "Resume a schedule from its next slot (200)")
+    @APIResponse(responseCode = "200", description = "The schedule, enabled", headers = {@Header(name = "ETag", description = "The version, a strong validator (\"3\")", schema = @Schema(type = SchemaType.STRING))}, content = @Content(mediaType = "application/json", schema = @Schema(ref = "Schedule")))
     public Response resume(@PathParam("scheduleId") String scheduleId) {
         return answer(schedules.resume(user.id(), id(scheduleId)));
     }
@@ -94,7 +107,8 @@ public class ScheduleResource {
      */
     @POST
     @Path("run-now")
-    @Operation(summary = "Run a schedule's task once now, besides its slots (202 with the task)")
+    @Operation(operationId = "runScheduleNow", summary = "Run a schedule's task once now, besides its slots (202 with the task)")
+    @APIResponse(responseCode = "202", description = "Accepted: the occurrence, WAITING", headers = {@Header(name = "Location", schema = @Schema(type = SchemaType.STRING))}, content = @Content(mediaType = "application/json", schema = @Schema(ref = "Task")))
     public Response runNow(@PathParam("scheduleId") String scheduleId) {
         BackgroundTask t = schedules.runNow(user.id(), id(scheduleId));
         return Response.accepted(TaskJson.of(t, links)).location(links.task(t.id())).build();
@@ -102,7 +116,8 @@ public class ScheduleResource {
 
     /** Deletes a schedule (204); its occurrences stay as tasks, no longer linked to it. */
     @DELETE
-    @Operation(summary = "Delete a schedule (204); its tasks stay")
+    @Operation(operationId = "deleteSchedule", summary = "Delete a schedule (204); its tasks stay")
+    @APIResponse(responseCode = "204", description = "Deleted")
     public Response delete(@PathParam("scheduleId") String scheduleId) {
         schedules.delete(user.id(), id(scheduleId));
         return Response.noContent().build();

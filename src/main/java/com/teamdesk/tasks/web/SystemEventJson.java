@@ -18,6 +18,7 @@ import java.util.UUID;
  */
 @JsonbNillable
 @JsonbPropertyOrder({"id", "teamId", "kind", "ticketId", "actorId", "taskId", "payload", "createdAt"})
+@org.eclipse.microprofile.openapi.annotations.media.Schema(name = "SystemEvent")
 public record SystemEventJson(long id, UUID teamId, String kind, UUID ticketId, UUID actorId, UUID taskId,
         JsonValue payload, Instant createdAt) {
 

@@ -27,6 +27,7 @@ import java.util.UUID;
  */
 @JsonbNillable
 @JsonbPropertyOrder({"id", "action", "run", "actorId", "by", "at", "reason"})
+@org.eclipse.microprofile.openapi.annotations.media.Schema(name = "TaskAction")
 public record TaskActionJson(long id, String action, Integer run, UUID actorId, String by, Instant at,
         String reason) {
 

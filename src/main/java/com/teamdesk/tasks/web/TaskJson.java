@@ -38,6 +38,7 @@ import java.util.UUID;
 @JsonbPropertyOrder({"id", "kind", "teamId", "ownerId", "scope", "filters", "status", "run", "displayRun", "attempts",
         "progress", "lastError", "resultSummary", "expiresAt", "runAt", "waitingReason", "waitingUntil", "cancelledAt", "cancelledBy", "scheduleId",
         "slotAt", "createdAt", "updatedAt", "links"})
+@org.eclipse.microprofile.openapi.annotations.media.Schema(name = "Task")
 public record TaskJson(UUID id, String kind, UUID teamId, UUID ownerId, TaskScope scope, JsonObject filters,
         TaskStatus status, int run, int displayRun, int attempts, int progress, String lastError,
         String resultSummary, Instant expiresAt, Instant runAt, String waitingReason, Instant waitingUntil, Instant cancelledAt,
@@ -77,6 +78,7 @@ public record TaskJson(UUID id, String kind, UUID teamId, UUID ownerId, TaskScop
      * @param executions the task's execution history (R43), always
      */
     @JsonbPropertyOrder({"self", "result", "retry", "cancel", "schedule", "executions"})
+    @org.eclipse.microprofile.openapi.annotations.media.Schema(name = "TaskLinks")
     public record Links(URI self, URI result, URI retry, URI cancel, URI schedule, URI executions) {
     }
 

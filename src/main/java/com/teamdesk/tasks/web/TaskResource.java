@@ -24,8 +24,17 @@ import jakarta.ws.rs.sse.Sse;
 import jakarta.ws.rs.sse.SseEventSink;
 import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.ParameterIn;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.headers.Header;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /** One task: {@code /api/v1/tasks/{taskId}} (read, follow live, its executions, retry, cancel, download the export's CSV). */
+@Tag(name = "tasks")
 @Path("tasks/{taskId}")
 @RolesAllowed(RestApplication.MEMBER)
 @Produces(MediaType.APPLICATION_JSON)
@@ -53,7 +62,8 @@ public class TaskResource {
 
     /** @return the task, if the caller may see it (else 404) */
     @GET
-    @Operation(summary = "Get a task")
+    @Operation(operationId = "getTask", summary = "Get a task")
+    @APIResponse(responseCode = "200", description = "The task", content = @Content(mediaType = "application/json", schema = @Schema(ref = "Task")))
     public TaskJson get(@PathParam("taskId") String taskId) {
         return TaskJson.of(tasks.get(user.id(), id(taskId)), links);
     }
@@ -67,7 +77,8 @@ public class TaskResource {
      */
     @GET
     @Path("executions")
-    @Operation(summary = "List a task's executions (claims, ends, outcomes; keyset paging)")
+    @Operation(operationId = "listTaskExecutions", summary = "List a task's executions (claims, ends, outcomes; keyset paging)")
+    @APIResponse(responseCode = "200", description = "A page of executions, newest first", content = @Content(mediaType = "application/json", schema = @Schema(ref = "ExecutionPage")))
     public PageJson<ExecutionJson> executions(@PathParam("taskId") String taskId, @QueryParam("limit") String limit,
             @QueryParam("cursor") String cursor) {
         return PageJson.of(tasks.executions(user.id(), id(taskId), RequestInput.limit(limit), cursor), ExecutionJson::of);
@@ -80,7 +91,8 @@ public class TaskResource {
      */
     @GET
     @Path("actions")
-    @Operation(summary = "List who retried or cancelled a task, and when (keyset paging)")
+    @Operation(operationId = "listTaskActions", summary = "List who retried or cancelled a task, and when (keyset paging)")
+    @APIResponse(responseCode = "200", description = "A page of actions, newest first", content = @Content(mediaType = "application/json", schema = @Schema(ref = "TaskActionPage")))
     public PageJson<TaskActionJson> actions(@PathParam("taskId") String taskId, @QueryParam("limit") String limit,
             @QueryParam("cursor") String cursor) {
         return PageJson.of(tasks.actions(user.id(), id(taskId), RequestInput.limit(limit), cursor), TaskActionJson::of);
@@ -95,7 +107,8 @@ public class TaskResource {
     @GET
     @Path("events")
     @Produces(MediaType.SERVER_SENT_EVENTS)
-    @Operation(summary = "Follow a task live (Server-Sent Events; Last-Event-ID resumes)")
+    @Operation(operationId = "followTask", summary = "Follow a task live (Server-Sent Events; Last-Event-ID resumes)")
+    @APIResponse(responseCode = "200", description = "Events `task` (data: the Task, id: its change sequence), the current state first, until a final state", content = @Content(mediaType = "text/event-stream", schema = @Schema(type = SchemaType.STRING)))
     public void events(@PathParam("taskId") String taskId, @HeaderParam("Last-Event-ID") String lastEventId,
             @Context SseEventSink sink, @Context Sse sse,
             @Context HttpServletRequest request) {
@@ -105,7 +118,9 @@ public class TaskResource {
     /** R15/R16: a new run of a FAILED or CANCELLED task; 202 means accepted, not "file ready". Honours Idempotency-Key (R25). */
     @POST
     @Path("retry")
-    @Operation(summary = "Retry a FAILED or CANCELLED task as a new run (202; 409 task.not_failed otherwise)")
+    @Operation(operationId = "retryTask", summary = "Retry a FAILED or CANCELLED task as a new run (202; 409 task.not_failed otherwise)")
+    @Parameter(name = "Idempotency-Key", in = ParameterIn.HEADER, description = "R25: at most once per key (1-255 printable ASCII)", schema = @Schema(type = SchemaType.STRING, maxLength = 255))
+    @APIResponse(responseCode = "202", description = "Accepted: a new run is waiting (not \"file ready\")", headers = {@Header(name = "Location", description = "The task", schema = @Schema(type = SchemaType.STRING)), @Header(name = "Idempotent-Replayed", description = "true on a replay of an Idempotency-Key (R25)", schema = @Schema(type = SchemaType.STRING))}, content = @Content(mediaType = "application/json", schema = @Schema(ref = "Task")))
     public Response retry(@PathParam("taskId") String taskId) {
         UUID id = id(taskId);
         return answer(runs.retry(user.id(), id, idempotency("tasks/" + id + "/retry")), links);
@@ -117,7 +132,9 @@ public class TaskResource {
      */
     @POST
     @Path("cancel")
-    @Operation(summary = "Cancel a WAITING or RUNNING task (200; 409 task.not_cancellable when COMPLETED or FAILED)")
+    @Operation(operationId = "cancelTask", summary = "Cancel a WAITING or RUNNING task (200; 409 task.not_cancellable when COMPLETED or FAILED)")
+    @Parameter(name = "Idempotency-Key", in = ParameterIn.HEADER, description = "R25: at most once per key (1-255 printable ASCII)", schema = @Schema(type = SchemaType.STRING, maxLength = 255))
+    @APIResponse(responseCode = "200", description = "The task, CANCELLED (or as it was when already cancelled)", headers = {@Header(name = "Location", description = "The task", schema = @Schema(type = SchemaType.STRING)), @Header(name = "Idempotent-Replayed", description = "true on a replay of an Idempotency-Key (R25)", schema = @Schema(type = SchemaType.STRING))}, content = @Content(mediaType = "application/json", schema = @Schema(ref = "Task")))
     public Response cancel(@PathParam("taskId") String taskId) {
         UUID id = id(taskId);
         return answer(runs.cancel(user.id(), id, idempotency("tasks/" + id + "/cancel")), links);
@@ -148,7 +165,8 @@ public class TaskResource {
     @GET
     @Path("result")
     @Produces(CSV)
-    @Operation(summary = "Download a completed export's CSV")
+    @Operation(operationId = "getTaskResult", summary = "Download a completed export's CSV")
+    @APIResponse(responseCode = "200", description = "RFC 4180, UTF-8 with a BOM", headers = @Header(name = "Content-Disposition", schema = @Schema(type = SchemaType.STRING)), content = @Content(mediaType = "text/csv", schema = @Schema(type = SchemaType.STRING, format = "binary")))
     public Response result(@PathParam("taskId") String taskId) {
         TaskResult r = tasks.result(user.id(), id(taskId));
         String name = r.fileName().replaceAll("[^A-Za-z0-9._-]", "_");

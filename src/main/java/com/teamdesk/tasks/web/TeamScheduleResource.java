@@ -19,11 +19,21 @@ import jakarta.ws.rs.core.Response;
 import java.io.InputStream;
 import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.ParameterIn;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.headers.Header;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * Schedules of a team (issue 31): {@code /api/v1/teams/{teamId}/schedules} (create, list). Authorization as for
  * tasks ({@link ScheduleService}): any member schedules, a customer only SELF-scope tasks and sees only their own.
  */
+@Tag(name = "schedules")
 @Path("teams/{teamId}/schedules")
 @RolesAllowed(RestApplication.MEMBER)
 @Produces(MediaType.APPLICATION_JSON)
@@ -55,7 +65,10 @@ public class TeamScheduleResource {
      */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    @Operation(summary = "Create a recurring task: cron and time zone (201); Idempotency-Key submits it once")
+    @Operation(operationId = "createTeamSchedule", summary = "Create a recurring task: cron and time zone (201); Idempotency-Key submits it once")
+    @Parameter(name = "Idempotency-Key", in = ParameterIn.HEADER, description = "R25: at most once per key (1-255 printable ASCII)", schema = @Schema(type = SchemaType.STRING, maxLength = 255))
+    @RequestBody(required = true, content = @Content(mediaType = "application/json", schema = @Schema(ref = "ScheduleCreate")))
+    @APIResponse(responseCode = "201", description = "Created (or the schedule an earlier request with the same Idempotency-Key created)", headers = {@Header(name = "Location", schema = @Schema(type = SchemaType.STRING)), @Header(name = "ETag", description = "The version, a strong validator (\"3\")", schema = @Schema(type = SchemaType.STRING))}, content = @Content(mediaType = "application/json", schema = @Schema(ref = "Schedule")))
     public Response create(@PathParam("teamId") String teamId, InputStream body) {
         UUID team = RequestInput.pathId(teamId, "team.not_found");
         JsonObject o = RequestInput.anyObject(body, headers.getMediaType(), limits);
@@ -69,7 +82,8 @@ public class TeamScheduleResource {
 
     /** One page of the team's schedules the caller may see, newest first, each with its next runs. */
     @GET
-    @Operation(summary = "List the team's schedules the caller may see (keyset paging)")
+    @Operation(operationId = "listTeamSchedules", summary = "List the team's schedules the caller may see (keyset paging)")
+    @APIResponse(responseCode = "200", description = "A page of schedules, newest first", content = @Content(mediaType = "application/json", schema = @Schema(ref = "SchedulePage")))
     public PageJson<ScheduleJson> list(@PathParam("teamId") String teamId, @QueryParam("limit") String limit,
             @QueryParam("cursor") String cursor) {
         UUID team = RequestInput.pathId(teamId, "team.not_found");

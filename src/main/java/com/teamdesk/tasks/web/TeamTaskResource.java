@@ -29,6 +29,15 @@ import java.util.List;
 import java.util.stream.Collectors;
 import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.ParameterIn;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.headers.Header;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * Tasks of a team: {@code /api/v1/teams/{teamId}/tasks} (create, list, follow live). One instance for the
@@ -36,6 +45,7 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
  * headers come as a parameter.
  */
 @ApplicationScoped
+@Tag(name = "tasks")
 @Path("teams/{teamId}/tasks")
 @RolesAllowed(RestApplication.MEMBER)
 @Produces(MediaType.APPLICATION_JSON)
@@ -73,7 +83,10 @@ public class TeamTaskResource {
      */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    @Operation(summary = "Create a task of a registered kind (202 Accepted); runAt schedules it; Idempotency-Key submits it once")
+    @Operation(operationId = "createTeamTask", summary = "Create a task of a registered kind (202 Accepted); runAt schedules it; Idempotency-Key submits it once")
+    @Parameter(name = "Idempotency-Key", in = ParameterIn.HEADER, description = "R25: at most once per key (1-255 printable ASCII)", schema = @Schema(type = SchemaType.STRING, maxLength = 255))
+    @RequestBody(required = true, content = @Content(mediaType = "application/json", schema = @Schema(ref = "TaskCreate")))
+    @APIResponse(responseCode = "202", description = "Accepted: the task, WAITING (accepted, not done)", headers = {@Header(name = "Location", description = "The task", schema = @Schema(type = SchemaType.STRING)), @Header(name = "Idempotent-Replayed", description = "true on a replay of an Idempotency-Key (R25)", schema = @Schema(type = SchemaType.STRING))}, content = @Content(mediaType = "application/json", schema = @Schema(ref = "Task")))
     public Response create(@PathParam("teamId") String teamId, @Context HttpHeaders headers, InputStream body) {
         UUID team = RequestInput.pathId(teamId, "team.not_found");
         List<RequestField> fields = kinds.requestFields();
@@ -87,7 +100,8 @@ public class TeamTaskResource {
 
     /** One page of the team's tasks the caller may see, newest first. */
     @GET
-    @Operation(summary = "List the team's tasks the caller may see (status, kind, scheduled; keyset paging)")
+    @Operation(operationId = "listTeamTasks", summary = "List the team's tasks the caller may see (status, kind, scheduled; keyset paging)")
+    @APIResponse(responseCode = "200", description = "A page of tasks, newest first", content = @Content(mediaType = "application/json", schema = @Schema(ref = "TaskPage")))
     public PageJson<TaskJson> list(@PathParam("teamId") String teamId, @QueryParam("status") String status,
             @QueryParam("kind") String kind, @QueryParam("scheduled") String scheduled, @QueryParam("limit") String limit,
             @QueryParam("cursor") String cursor) {
@@ -104,7 +118,8 @@ public class TeamTaskResource {
     @GET
     @Path("events")
     @Produces(MediaType.SERVER_SENT_EVENTS)
-    @Operation(summary = "Follow the team's tasks live (Server-Sent Events; Last-Event-ID resumes)")
+    @Operation(operationId = "followTeamTasks", summary = "Follow the team's tasks live (Server-Sent Events; Last-Event-ID resumes)")
+    @APIResponse(responseCode = "200", description = "Events `task` (data: a Task the caller may see, id: its change sequence)", content = @Content(mediaType = "text/event-stream", schema = @Schema(type = SchemaType.STRING)))
     public void events(@PathParam("teamId") String teamId, @HeaderParam("Last-Event-ID") String lastEventId,
             @Context SseEventSink sink, @Context Sse sse,
             @Context HttpServletRequest request) {

@@ -17,6 +17,7 @@ import java.util.UUID;
 @JsonbNillable
 @JsonbPropertyOrder({"id", "teamId", "title", "body", "status", "priority", "assigneeId", "requesterId", "version",
         "createdAt", "updatedAt"})
+@org.eclipse.microprofile.openapi.annotations.media.Schema(name = "Ticket")
 public record TicketJson(UUID id, UUID teamId, String title, String body, TicketStatus status, Priority priority,
         UUID assigneeId, UUID requesterId, int version, Instant createdAt, Instant updatedAt) {
 

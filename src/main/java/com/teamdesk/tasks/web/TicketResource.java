@@ -27,12 +27,20 @@ import java.io.InputStream;
 import java.util.Set;
 import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.headers.Header;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * Tickets of a team: {@code /api/v1/teams/{teamId}/tickets}. Answers carry the ticket's version as
  * {@code ETag}; a PATCH must send it back in {@code If-Match} (missing → 428, stale or weak → 412,
  * {@code *} → any version).
  */
+@Tag(name = "tickets")
 @Path("teams/{teamId}/tickets")
 @RolesAllowed(RestApplication.MEMBER)
 @Produces(MediaType.APPLICATION_JSON)
@@ -63,7 +71,9 @@ public class TicketResource {
      */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    @Operation(summary = "Open a ticket (201)")
+    @Operation(operationId = "createTicket", summary = "Open a ticket (201)")
+    @RequestBody(required = true, content = @Content(mediaType = "application/json", schema = @Schema(ref = "TicketCreate")))
+    @APIResponse(responseCode = "201", description = "Created", headers = {@Header(name = "Location", schema = @Schema(type = SchemaType.STRING)), @Header(name = "ETag", description = "The version, a strong validator (\"3\")", schema = @Schema(type = SchemaType.STRING))}, content = @Content(mediaType = "application/json", schema = @Schema(ref = "Ticket")))
     public Response create(@PathParam("teamId") String teamId, InputStream body) {
         UUID team = RequestInput.pathId(teamId, "team.not_found");
         JsonObject o = RequestInput.object(body, headers.getMediaType(), CREATE_FIELDS, limits);
@@ -79,7 +89,8 @@ public class TicketResource {
      * @param status repeated or comma-separated OPEN, PENDING, CLOSED
      */
     @GET
-    @Operation(summary = "List tickets (filters: status, assigneeId, q, createdFrom, createdTo; keyset paging)")
+    @Operation(operationId = "listTickets", summary = "List tickets (filters: status, assigneeId, q, createdFrom, createdTo; keyset paging)")
+    @APIResponse(responseCode = "200", description = "A page of tickets", content = @Content(mediaType = "application/json", schema = @Schema(ref = "TicketPage")))
     public PageJson<TicketJson> list(@PathParam("teamId") String teamId, @QueryParam("status") List<String> status,
             @QueryParam("assigneeId") String assigneeId, @QueryParam("q") String q,
             @QueryParam("createdFrom") String createdFrom, @QueryParam("createdTo") String createdTo,
@@ -92,7 +103,8 @@ public class TicketResource {
     /** @return the ticket with its {@code version} (also as {@code ETag}) */
     @GET
     @Path("{ticketId}")
-    @Operation(summary = "Get a ticket")
+    @Operation(operationId = "getTicket", summary = "Get a ticket")
+    @APIResponse(responseCode = "200", description = "The ticket", headers = {@Header(name = "ETag", description = "The version, a strong validator (\"3\")", schema = @Schema(type = SchemaType.STRING))}, content = @Content(mediaType = "application/json", schema = @Schema(ref = "Ticket")))
     public Response get(@PathParam("teamId") String teamId, @PathParam("ticketId") String ticketId) {
         UUID team = RequestInput.pathId(teamId, "team.not_found");
         UUID id = RequestInput.pathId(ticketId, "ticket.not_found");
@@ -109,7 +121,9 @@ public class TicketResource {
     @PATCH
     @Path("{ticketId}")
     @Consumes({MediaType.APPLICATION_JSON, "application/merge-patch+json"})
-    @Operation(summary = "Change a ticket (If-Match: version; 412 when stale, 428 when missing)")
+    @Operation(operationId = "updateTicket", summary = "Change a ticket (If-Match: version; 412 when stale, 428 when missing)")
+    @RequestBody(required = true, content = @Content(mediaType = "application/json", schema = @Schema(ref = "TicketChanges")))
+    @APIResponse(responseCode = "200", description = "The ticket (the same version when nothing changed)", headers = {@Header(name = "ETag", description = "The version, a strong validator (\"3\")", schema = @Schema(type = SchemaType.STRING))}, content = @Content(mediaType = "application/json", schema = @Schema(ref = "Ticket")))
     public Response patch(@PathParam("teamId") String teamId, @PathParam("ticketId") String ticketId,
             @HeaderParam(HttpHeaders.IF_MATCH) String ifMatch, InputStream body) {
         UUID team = RequestInput.pathId(teamId, "team.not_found");

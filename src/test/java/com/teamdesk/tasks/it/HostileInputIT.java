@@ -267,6 +267,7 @@ class HostileInputIT {
                     + "|ops|", "400 filters.invalid");
         }
         refused.put("POST " + team + "/tasks|owner|{\"kind\":\"EXPORT\",\"scope\":\"S\u0130LF\"}", "400 task.invalid");
+        refused.put("POST admin/tasks/retry|ops|{\"status\":\"fa\u0131led\"}", "400 filters.invalid");
         refused.put("POST " + team + "/tasks|owner|{\"kind\":\"REMINDER\",\"ticketId\":\"" + ticket
                 + "\",\"message\":\"m\",\"recipients\":\"ass\u0131gnee\"}", "400 reminder.invalid");
         refused.put("POST " + team + "/tickets|owner|{\"title\":\"t\",\"priority\":\"h\u0131gh\"}", "400 ticket.invalid");

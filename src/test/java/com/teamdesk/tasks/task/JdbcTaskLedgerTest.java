@@ -509,6 +509,37 @@ class JdbcTaskLedgerTest {
         assertEquals(0, ledger.markDispatched(List.of(TaskJobId.of(later, 1)), T0), "another run is not marked");
     }
 
+    /**
+     * Issue 51, fix on the way: an instance whose clock is a few milliseconds behind the claiming one's ends an
+     * execution (a takeover, a stall recovery) at an instant before its claim; the entry ends at its claim instead,
+     * never before it, and the incident view says the same.
+     */
+    @Test
+    void anExecutionNeverEndsBeforeItsClaimWhateverTheEndingInstancesClock() throws SQLException {
+        UUID taken = insert(T0, T0);
+        UUID stalled = insert(T0, T0);
+        Instant claimed = T0.plusMillis(10);
+        ledger.claim(stalled, 0, 0, claimed).orElseThrow();
+        assertEquals(List.of(TaskJobId.of(stalled, 0)), ledger.recoverStalled(claimed.plusSeconds(1), 10,
+                claimed.minusMillis(3)), "recovered by an instance whose clock is 3 ms behind");
+        Lease first = ledger.claim(taken, 0, 0, claimed).orElseThrow().lease();
+        Lease second = ledger.claim(taken, 0, 1, claimed.minusMillis(4)).orElseThrow().lease(); // a clock 4 ms behind
+        for (UUID task : List.of(taken, stalled)) {
+            assertEquals(1, count("SELECT count(*) FROM task_execution WHERE task_id = ? AND ended_at = claimed_at", task),
+                    "the ended execution ends at its claim, not before");
+            assertEquals(1, count("SELECT count(*) FROM task_execution_incident i JOIN task_execution e USING"
+                    + " (execution_id) WHERE e.task_id = ? AND i.ended_at = i.claimed_at", task), "the incident view agrees");
+        }
+        assertEquals(1, count("SELECT count(*) FROM task_execution WHERE execution_id = ? AND outcome = 'TAKEN_OVER'",
+                first.executionId()));
+        assertEquals(0, count("SELECT count(*) FROM task_execution WHERE ended_at < claimed_at"));
+        assertNull(ledger.find(taken).orElseThrow().lastError());
+        assertEquals(second.executionId(), ledger.find(taken).orElseThrow().executionId());
+        SQLException refused = assertThrows(SQLException.class, () -> exec("UPDATE task_execution SET ended_at ="
+                + " claimed_at - interval '1 millisecond' WHERE execution_id = ?", second.executionId()));
+        assertEquals("23514", refused.getSQLState(), "the constraint refuses an end before the claim");
+    }
+
     @Test
     void recoverStalledReturnsRunningRowsNotWrittenSinceTheCutoffAndSkipsLockedOnes() throws SQLException {
         UUID stalled = insert(T0, T0);

@@ -62,7 +62,9 @@ public class DigestHandler implements TaskKindHandler<DigestHandler.Params> {
 
     @Override
     public List<RequestField> requestFields() {
-        return List.of(RequestField.text("scope"));
+        return List.of(RequestField.text("scope").withSchema("""
+                {"type": "string", "enum": ["SELF", "TEAM"], "default": "SELF", "description":
+                 "SELF: the caller's open tickets; TEAM: the team's (staff and owners)"}"""));
     }
 
     /** @throws ForbiddenException ({@code task.scope_forbidden}) a TEAM digest asked for by a customer */

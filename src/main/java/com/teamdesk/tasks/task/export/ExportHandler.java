@@ -66,7 +66,20 @@ public class ExportHandler implements TaskKindHandler<TicketFilter> {
 
     @Override
     public List<RequestField> requestFields() {
-        return List.of(RequestField.text("scope"), RequestField.object("filters"), RequestField.text("timeZone"));
+        return List.of(RequestField.text("scope").withSchema("""
+                        {"type": "string", "enum": ["SELF", "TEAM"], "default": "SELF", "description":
+                         "SELF: the tickets the caller may see; TEAM: every ticket of the team (staff and owners)"}"""),
+                RequestField.object("filters").withSchema("""
+                        {"type": "object", "description": "Which tickets (all when absent)", "properties": {
+                          "status": {"type": "array", "items": {"type": "string", "enum": ["OPEN", "PENDING", "CLOSED"]}},
+                          "assigneeId": {"type": "string", "format": "uuid"},
+                          "createdFrom": {"type": "string",
+                            "description": "A date (2026-11-01, in timeZone) or an ISO-8601 date-time with offset"},
+                          "createdTo": {"type": "string", "description": "As createdFrom; a date includes its whole day"},
+                          "q": {"type": "string", "maxLength": 200, "description": "Text in the title or body"}}}"""),
+                RequestField.text("timeZone").withSchema("""
+                        {"type": "string", "default": "UTC", "example": "Asia/Shanghai",
+                         "description": "IANA zone or offset the CSV's times and the filters' dates are in"}"""));
     }
 
     /**

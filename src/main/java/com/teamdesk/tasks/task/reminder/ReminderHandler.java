@@ -73,7 +73,13 @@ public class ReminderHandler implements TaskKindHandler<ReminderParams> {
 
     @Override
     public List<RequestField> requestFields() {
-        return List.of(RequestField.text("ticketId"), RequestField.text("message"), RequestField.text("recipients"));
+        return List.of(RequestField.text("ticketId").asRequired().withSchema("""
+                        {"type": "string", "format": "uuid", "description": "The ticket, open, of the task's team"}"""),
+                RequestField.text("message").asRequired().withSchema("""
+                        {"type": "string", "minLength": 1, "maxLength": %d, "description": "What the recipients read"}"""
+                        .formatted(ReminderParams.MAX_MESSAGE)),
+                RequestField.text("recipients").withSchema("""
+                        {"type": "string", "enum": ["ASSIGNEE", "TEAM_STAFF"], "default": "ASSIGNEE"}"""));
     }
 
     /**

@@ -3,12 +3,14 @@ package com.teamdesk.tasks.it.lifecycle;
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.teamdesk.tasks.it.support.Api;
 import com.teamdesk.tasks.it.support.Api.Reply;
 import com.teamdesk.tasks.it.support.TestData.TestTeam;
 import com.teamdesk.tasks.it.support.Tokens;
+import com.teamdesk.tasks.platform.PoolLogFilter;
 import com.teamdesk.tasks.testing.RedisPrefixCleanup;
 import java.io.IOException;
 import java.net.URI;
@@ -22,9 +24,12 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -38,7 +43,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * one of the 50 tasks is COMPLETED, none FAILED, its {@code attempts} 1 (the outage used none of them), each
  * reminder has exactly one notification, one event and its ticket's version +1, and every export's CSV is
  * byte-identical to a control export made before any fault; and on both servers no permit of R48's bound on export
- * statements is left taken or waited for.
+ * statements is left taken or waited for. During the restart neither server's log shows the pool's
+ * per-allocation lines while its breaker is open, and its closing line counts them (R35).
  *
  * <p>The fault's length is the scenario (a restart of 10 s); ordering is by the tasks' states, polled with a
  * bound, never by sleeps.
@@ -136,9 +142,16 @@ class OutageIT {
                 + " WHERE application_name = ?", APP_NAME)), "the roles of the servers' connections");
     }
 
-    /** (a) A database restart: every connection closed, new ones refused for 10 s ({@link #OUTAGE}; (b): 60 s). */
+    /**
+     * (a) A database restart: every connection closed, new ones refused for 10 s ({@link #OUTAGE}; (b): 60 s). R35's
+     * quiet log: in each server's log, no connection-pool line of {@link PoolLogFilter#MESSAGE_IDS} from a record
+     * made while its breaker was open, and the closing line counts those it held back (the failed probes alone make
+     * RAR5038, RAR5117 and RAR5114 each time).
+     */
     @Test
     void aDatabaseRestartFailsNothing() throws Exception {
+        long fromA = Files.size(a.logFile());
+        long fromB = Files.size(b.logFile());
         survives("database restart of " + OUTAGE.toSeconds() + " s", () -> {
             pg.cut();
             Instant healAt = Instant.now().plus(OUTAGE);
@@ -149,8 +162,85 @@ class OutageIT {
             pause(left.isNegative() ? Duration.ZERO : left);
             pg.heal();
         });
-        String logs = Files.readString(a.logFile()) + Files.readString(b.logFile());
-        assertTrue(count(logs, "task.ledger UNREACHABLE") >= 1, "the outage's one WARNING per instance");
+        List<Outage> outages = new ArrayList<>(outages(a, fromA));
+        outages.addAll(outages(b, fromB));
+        assertFalse(outages.isEmpty(), "the outage's one WARNING and one INFO per instance");
+        Map<String, Long> held = new TreeMap<>();
+        for (Outage o : outages) {
+            assertEquals(Map.of(), o.logged(), o + ": pool lines logged while the breaker was open");
+            o.heldBack().forEach((id, n) -> held.merge(id, n, Long::sum));
+        }
+        for (String id : List.of("RAR5038", "RAR5117", "RAR5114")) {
+            assertTrue(held.getOrDefault(id, 0L) > 0, id + " held back and counted in the closing lines: " + outages);
+        }
+        System.out.println("R35 quiet log: " + outages);
+    }
+
+    /**
+     * One outage as a server's log shows it: from its {@code task.ledger UNREACHABLE} WARNING to its {@code reachable
+     * again} INFO.
+     *
+     * @param logged   pool lines by message id whose records were made while it was open (after the WARNING's
+     *                 millisecond, before the INFO's): the lines the breaker should have held back and did not
+     * @param heldBack the closing line's count of held-back lines, by message id
+     */
+    record Outage(String server, long ms, Map<String, Long> logged, Map<String, Long> heldBack) {
+    }
+
+    private static final Pattern RECORD_START = Pattern.compile("(?m)^(?=\\[\\d{4}-\\d\\d-\\d\\dT)");
+    private static final Pattern TIME_MILLIS = Pattern.compile("\\[timeMillis: (\\d+)\\]");
+    /** The first word of a record's message, after Payara's ODL header (on the next line for some records). */
+    private static final Pattern MESSAGE_START = Pattern.compile("\\[levelValue: \\d+\\]\\s*(\\S+)");
+    private static final Pattern HELD = Pattern.compile("(\\d+) connection-pool log line\\(s\\) held back(?: \\(([^)]*)\\))?");
+
+    /** @return the outages that began and ended in {@code server}'s log after byte {@code from} */
+    private static List<Outage> outages(ServerProcess server, long from) throws IOException {
+        byte[] all = Files.readAllBytes(server.logFile());
+        String text = new String(all, (int) from, all.length - (int) from, java.nio.charset.StandardCharsets.UTF_8)
+                .replaceAll("\u001B\\[[0-9;]*m", ""); // Payara colours the console even into a file
+        List<Outage> outages = new ArrayList<>();
+        long openedMs = -1;
+        List<long[]> poolLines = new ArrayList<>(); // {time, index of the id}
+        for (String r : RECORD_START.split(text)) {
+            Matcher t = TIME_MILLIS.matcher(r);
+            if (!t.find()) {
+                continue;
+            }
+            long ms = Long.parseLong(t.group(1));
+            Matcher m = MESSAGE_START.matcher(r);
+            String first = m.find() ? m.group(1) : "";
+            if (r.contains("task.ledger UNREACHABLE")) {
+                openedMs = ms;
+                poolLines.clear();
+            } else if (r.contains("task.ledger reachable again") && openedMs >= 0) {
+                Map<String, Long> logged = new TreeMap<>();
+                for (long[] line : poolLines) {
+                    if (line[0] > openedMs && line[0] < ms) {
+                        logged.merge(PoolLogFilter.MESSAGE_IDS.get((int) line[1]), 1L, Long::sum);
+                    }
+                }
+                Matcher h = HELD.matcher(r);
+                assertTrue(h.find(), "the closing line counts the held-back pool lines: " + r);
+                Map<String, Long> held = new TreeMap<>();
+                if (h.group(2) != null) {
+                    for (String part : h.group(2).split(", ")) {
+                        String[] idAndCount = part.split(" ");
+                        held.put(idAndCount[0], Long.valueOf(idAndCount[1]));
+                    }
+                }
+                assertEquals(Long.parseLong(h.group(1)), held.values().stream().mapToLong(Long::longValue).sum(),
+                        "the closing line's total is the sum of its ids: " + r);
+                outages.add(new Outage(server.toString(), ms - openedMs, logged, held));
+                openedMs = -1;
+            } else {
+                for (int i = 0; i < PoolLogFilter.MESSAGE_IDS.size(); i++) {
+                    if (first.startsWith(PoolLogFilter.MESSAGE_IDS.get(i))) {
+                        poolLines.add(new long[] {ms, i});
+                    }
+                }
+            }
+        }
+        return outages;
     }
 
     /** (c) A partition: nothing forwarded for 20 s, then healed. */
@@ -373,14 +463,6 @@ class OutageIT {
 
     private static String csv(List<UUID> ids) {
         return String.join(",", ids.stream().map(UUID::toString).toList());
-    }
-
-    private static int count(String text, String needle) {
-        int n = 0;
-        for (int i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + needle.length())) {
-            n++;
-        }
-        return n;
     }
 
     /** The fault's length: the scenario itself (a 10 s restart), not an ordering device. */
