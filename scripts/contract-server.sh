@@ -9,6 +9,9 @@
 #                                      target/contract-server/url
 #   scripts/contract-server.sh stop    SIGTERM, wait (bounded), SIGKILL if it is still there
 #
+# `start <test classpath>` lets the watchdog (below) also delete the server's Redis keys
+# (com.teamdesk.tasks.testing.ContractServerServices after), as post-integration-test does.
+#
 # Maven runs both (exec-maven-plugin, pre- and post-integration-test). The environment carries the
 # connection settings (TEAMDESK_DB_URL, TEAMDESK_REDIS_URL, MP_JWT_VERIFY_*); the server's Redis prefix is
 # TEAMDESK_REDIS_PREFIX, else the one in target/contract-server/redis-prefix (written by
@@ -118,12 +121,18 @@ start() {
         sleep 0.2
     done
     pid=$(cat "$PID_FILE")
-    # The watchdog: when the process that started us (Maven) is gone, stop the server.
+    # The watchdog: when the process that started us (Maven) is gone, stop the server (SIGTERM, SIGKILL after
+    # STOP_TIMEOUT s) and, given the classpath, delete its Redis keys.
     owner=${CONTRACT_OWNER:-$PPID}
     # shellcheck disable=SC2016 # the inner shell's variables
     setsid bash -c 'while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do sleep 2; done
-        if kill -0 "$2" 2>/dev/null; then kill -TERM "$2"; fi' contract-watchdog "$owner" "$pid" \
-        >/dev/null 2>&1 </dev/null &
+        kill -0 "$2" 2>/dev/null || exit 0
+        kill -TERM "$2"
+        for _ in $(seq 1 "$3"); do kill -0 "$2" 2>/dev/null || break; sleep 1; done
+        kill -KILL "$2" 2>/dev/null
+        if [ -n "$4" ]; then "$5" -cp "$4" com.teamdesk.tasks.testing.ContractServerServices after "$6"; fi' \
+        contract-watchdog "$owner" "$pid" "$STOP_TIMEOUT" "$CLEANUP_CLASSPATH" "${JAVA_HOME:+$JAVA_HOME/bin/}java" \
+        "$DIR/redis-prefix" >>"$DIR/watchdog.log" 2>&1 </dev/null &
     echo $! >"$WATCHDOG_FILE"
     say "pid $pid on port $port; waiting up to $HEALTH_TIMEOUT s for $url/health"
     deadline=$((SECONDS + HEALTH_TIMEOUT))
@@ -155,6 +164,7 @@ start() {
     say "GET /openapi -> ${SPEC#"$ROOT"/} ($(wc -c <"$SPEC") bytes); server stays up for the ITs: $url/"
 }
 
+CLEANUP_CLASSPATH="${2:-}"
 case "${1:-}" in
     start) start ;;
     stop) stop ;;
