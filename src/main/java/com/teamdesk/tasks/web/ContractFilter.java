@@ -97,6 +97,9 @@ public class ContractFilter implements OASFilter {
             Map.entry("resumeTimer", List.of("409")),
             Map.entry("runTimer", List.of("409")));
 
+    /** Operations that honour {@code Idempotency-Key} (R25); a method-level {@code @Parameter} is lost by Payara. */
+    private static final Set<String> IDEMPOTENT = Set.of("createTeamTask", "retryTask", "cancelTask", "createTeamSchedule");
+
     /** The codes docs/api.md documents, as the {@code code} property's description lists them. */
     static final List<String> CODES = List.of("request.malformed", "request.header_invalid", "request.header_too_large",
             "request.query_invalid", "request.path_invalid", "request.too_large", "request.unsupported_media_type",
@@ -313,8 +316,10 @@ public class ContractFilter implements OASFilter {
             String name = bodyName(kind);
             List<String> required = new ArrayList<>(List.of("kind"));
             Schema body = OASFactory.createSchema().type(Schema.SchemaType.OBJECT).description(h.info().label())
+                    // a plain string: the discriminator's mapping names the value, and a one-value enum here made the
+                    // generated Java client's getKind() clash with the interface's (openapi-generator 7.25)
                     .addProperty("kind", OASFactory.createSchema().type(Schema.SchemaType.STRING)
-                            .enumeration(List.of(kind.name())))
+                            .description("\"" + kind.name() + "\""))
                     .addProperty("runAt", OASFactory.createSchema().type(Schema.SchemaType.STRING).format("date-time")
                             .description("Not before this instant (R24), ISO-8601 with an offset, at most a year ahead;"
                                     + " absent: now"));
@@ -406,6 +411,12 @@ public class ContractFilter implements OASFilter {
             return;
         }
         api.getPaths().getPathItems().forEach((path, item) -> item.getOperations().forEach((method, op) -> {
+            if (IDEMPOTENT.contains(op.getOperationId())) {
+                op.addParameter(OASFactory.createParameter().name("Idempotency-Key").in(Parameter.In.HEADER)
+                        .description("R25: the request is carried out at most once per key; a repeat answers as the"
+                                + " first did, with Idempotent-Replayed: true")
+                        .schema(OASFactory.createSchema().type(Schema.SchemaType.STRING).minLength(1).maxLength(com.teamdesk.tasks.task.IdempotentRequest.MAX_KEY)));
+            }
             if (op.getParameters() != null) {
                 op.getParameters().forEach(ContractFilter::parameter);
             }

@@ -24,12 +24,10 @@ import jakarta.ws.rs.sse.Sse;
 import jakarta.ws.rs.sse.SseEventSink;
 import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.enums.ParameterIn;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.headers.Header;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
-import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
@@ -119,7 +117,6 @@ public class TaskResource {
     @POST
     @Path("retry")
     @Operation(operationId = "retryTask", summary = "Retry a FAILED or CANCELLED task as a new run (202; 409 task.not_failed otherwise)")
-    @Parameter(name = "Idempotency-Key", in = ParameterIn.HEADER, description = "R25: at most once per key (1-255 printable ASCII)", schema = @Schema(type = SchemaType.STRING, maxLength = 255))
     @APIResponse(responseCode = "202", description = "Accepted: a new run is waiting (not \"file ready\")", headers = {@Header(name = "Location", description = "The task", schema = @Schema(type = SchemaType.STRING)), @Header(name = "Idempotent-Replayed", description = "true on a replay of an Idempotency-Key (R25)", schema = @Schema(type = SchemaType.STRING))}, content = @Content(mediaType = "application/json", schema = @Schema(ref = "Task")))
     public Response retry(@PathParam("taskId") String taskId) {
         UUID id = id(taskId);
@@ -133,7 +130,6 @@ public class TaskResource {
     @POST
     @Path("cancel")
     @Operation(operationId = "cancelTask", summary = "Cancel a WAITING or RUNNING task (200; 409 task.not_cancellable when COMPLETED or FAILED)")
-    @Parameter(name = "Idempotency-Key", in = ParameterIn.HEADER, description = "R25: at most once per key (1-255 printable ASCII)", schema = @Schema(type = SchemaType.STRING, maxLength = 255))
     @APIResponse(responseCode = "200", description = "The task, CANCELLED (or as it was when already cancelled)", headers = {@Header(name = "Location", description = "The task", schema = @Schema(type = SchemaType.STRING)), @Header(name = "Idempotent-Replayed", description = "true on a replay of an Idempotency-Key (R25)", schema = @Schema(type = SchemaType.STRING))}, content = @Content(mediaType = "application/json", schema = @Schema(ref = "Task")))
     public Response cancel(@PathParam("taskId") String taskId) {
         UUID id = id(taskId);

@@ -19,12 +19,10 @@ import jakarta.ws.rs.core.Response;
 import java.io.InputStream;
 import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.enums.ParameterIn;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.headers.Header;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
-import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
@@ -66,7 +64,6 @@ public class TeamScheduleResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Operation(operationId = "createTeamSchedule", summary = "Create a recurring task: cron and time zone (201); Idempotency-Key submits it once")
-    @Parameter(name = "Idempotency-Key", in = ParameterIn.HEADER, description = "R25: at most once per key (1-255 printable ASCII)", schema = @Schema(type = SchemaType.STRING, maxLength = 255))
     @RequestBody(required = true, content = @Content(mediaType = "application/json", schema = @Schema(ref = "ScheduleCreate")))
     @APIResponse(responseCode = "201", description = "Created (or the schedule an earlier request with the same Idempotency-Key created)", headers = {@Header(name = "Location", schema = @Schema(type = SchemaType.STRING)), @Header(name = "ETag", description = "The version, a strong validator (\"3\")", schema = @Schema(type = SchemaType.STRING))}, content = @Content(mediaType = "application/json", schema = @Schema(ref = "Schedule")))
     public Response create(@PathParam("teamId") String teamId, InputStream body) {

@@ -29,12 +29,10 @@ import java.util.List;
 import java.util.stream.Collectors;
 import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.Operation;
-import org.eclipse.microprofile.openapi.annotations.enums.ParameterIn;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.headers.Header;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
-import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
@@ -84,7 +82,6 @@ public class TeamTaskResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Operation(operationId = "createTeamTask", summary = "Create a task of a registered kind (202 Accepted); runAt schedules it; Idempotency-Key submits it once")
-    @Parameter(name = "Idempotency-Key", in = ParameterIn.HEADER, description = "R25: at most once per key (1-255 printable ASCII)", schema = @Schema(type = SchemaType.STRING, maxLength = 255))
     @RequestBody(required = true, content = @Content(mediaType = "application/json", schema = @Schema(ref = "TaskCreate")))
     @APIResponse(responseCode = "202", description = "Accepted: the task, WAITING (accepted, not done)", headers = {@Header(name = "Location", description = "The task", schema = @Schema(type = SchemaType.STRING)), @Header(name = "Idempotent-Replayed", description = "true on a replay of an Idempotency-Key (R25)", schema = @Schema(type = SchemaType.STRING))}, content = @Content(mediaType = "application/json", schema = @Schema(ref = "Task")))
     public Response create(@PathParam("teamId") String teamId, @Context HttpHeaders headers, InputStream body) {
