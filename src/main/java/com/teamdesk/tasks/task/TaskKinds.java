@@ -8,6 +8,7 @@ import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -171,7 +172,7 @@ public class TaskKinds {
      *         order of their names), {@code runAt}
      */
     public List<RequestField> requestFields() {
-        java.util.Map<String, RequestField> fields = new java.util.LinkedHashMap<>(); // the same name: the same field
+        Map<String, RequestField> fields = new LinkedHashMap<>(); // the same name: the same field
         fields.put(NewTaskRequest.KIND.name(), NewTaskRequest.KIND);
         for (TaskKindHandler<?> h : handlers().values()) {
             h.requestFields().forEach(f -> fields.putIfAbsent(f.name(), f));

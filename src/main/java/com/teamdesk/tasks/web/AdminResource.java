@@ -342,8 +342,10 @@ public class AdminResource {
                     field + " is required: 1-" + max + ", or null for none.");
         } else if (v.getValueType() == JsonValue.ValueType.NULL) {
             return null;
-        } else if (ClientValues.intOf(v) != null) {
-            return ClientValues.intOf(v);
+        }
+        Integer n = ClientValues.intOf(v);
+        if (n != null) {
+            return n;
         }
         throw new com.teamdesk.tasks.common.InvalidInputException("limits.invalid",
                 field + " must be an integer 1-" + max + ", or null for none.");

@@ -1,6 +1,7 @@
 package com.teamdesk.tasks.web;
 
 import com.teamdesk.tasks.common.Jsons;
+import com.teamdesk.tasks.task.IdempotentRequest;
 import com.teamdesk.tasks.task.RequestField;
 import com.teamdesk.tasks.task.TaskKind;
 import com.teamdesk.tasks.task.TaskKindHandler;
@@ -415,7 +416,8 @@ public class ContractFilter implements OASFilter {
                 op.addParameter(OASFactory.createParameter().name("Idempotency-Key").in(Parameter.In.HEADER)
                         .description("R25: the request is carried out at most once per key; a repeat answers as the"
                                 + " first did, with Idempotent-Replayed: true")
-                        .schema(OASFactory.createSchema().type(Schema.SchemaType.STRING).minLength(1).maxLength(com.teamdesk.tasks.task.IdempotentRequest.MAX_KEY)));
+                        .schema(OASFactory.createSchema().type(Schema.SchemaType.STRING).minLength(1)
+                                .maxLength(IdempotentRequest.MAX_KEY)));
             }
             if (op.getParameters() != null) {
                 op.getParameters().forEach(ContractFilter::parameter);

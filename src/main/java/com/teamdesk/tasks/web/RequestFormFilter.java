@@ -167,6 +167,9 @@ public class RequestFormFilter extends HttpFilter {
         if (!validEncoding(rawPath, PATH_CHARS)) {
             return "The path is not valid percent-encoded UTF-8.";
         }
+        if (rawPath.indexOf('%') < 0 && rawPath.indexOf('.') < 0) {
+            return null; // the common path, on every request (EnginePathGuard): nothing encoded, no dot segment
+        }
         String lower = rawPath.toLowerCase(java.util.Locale.ROOT);
         if (lower.contains("%00") || lower.contains("%2f") || lower.contains("%5c")) {
             return "The path holds an encoded NUL, slash or backslash.";
@@ -190,21 +193,31 @@ public class RequestFormFilter extends HttpFilter {
      *         percent-escapes of two hex digits whose decoded bytes are well-formed UTF-8
      */
     static boolean validEncoding(String raw, String allowed) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(raw.length());
+        ByteArrayOutputStream bytes = null; // only when there is an escape: ASCII alone is well-formed UTF-8
         for (int i = 0; i < raw.length(); i++) {
             char c = raw.charAt(i);
             if (c == '%') {
-                if (i + 2 >= raw.length() || Character.digit(raw.charAt(i + 1), 16) < 0
-                        || Character.digit(raw.charAt(i + 2), 16) < 0) {
+                int high = i + 2 < raw.length() ? hex(raw.charAt(i + 1)) : -1;
+                int low = i + 2 < raw.length() ? hex(raw.charAt(i + 2)) : -1;
+                if (high < 0 || low < 0) {
                     return false;
                 }
-                bytes.write(Character.digit(raw.charAt(i + 1), 16) * 16 + Character.digit(raw.charAt(i + 2), 16));
+                if (bytes == null) {
+                    bytes = new ByteArrayOutputStream(raw.length());
+                    bytes.write(raw.getBytes(StandardCharsets.US_ASCII), 0, i); // all ASCII so far
+                }
+                bytes.write(high * 16 + low);
                 i += 2;
             } else if (c < 0x80 && (Character.isLetterOrDigit(c) || allowed.indexOf(c) >= 0)) {
-                bytes.write(c);
+                if (bytes != null) {
+                    bytes.write(c);
+                }
             } else {
                 return false;
             }
+        }
+        if (bytes == null) {
+            return true;
         }
         try {
             StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
@@ -213,6 +226,11 @@ public class RequestFormFilter extends HttpFilter {
         } catch (CharacterCodingException e) {
             return false;
         }
+    }
+
+    /** @return the value of an ASCII hex digit, or -1 ({@link Character#digit} also takes other scripts' digits) */
+    private static int hex(char c) {
+        return c < 0x80 ? Character.digit(c, 16) : -1;
     }
 
     private static Problem problem(int status, String title, String code, String detail) {
