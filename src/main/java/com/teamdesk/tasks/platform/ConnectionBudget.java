@@ -36,7 +36,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * <li>PostgreSQL: the pool ({@link AppDataSource#MAX_POOL}) plus the live listener's own connection; the
  * pool must cover {@code teamdesk.http.threads} + {@code teamdesk.worker.concurrency} + {@value #SWEEPS}
  * (one connection per EJB sweep);</li>
- * <li>Redis: {@link #redisPool(int)} = 2 × concurrency + 16 (each job's commands and lock renewal, the
+ * <li>Redis: {@link RedisResources#redisPool(int)} = 2 × concurrency + 16 (each job's commands and lock renewal, the
  * worker's fetch, stalled-check and heartbeat loops, dispatch and the API).</li>
  * </ul>
  * At startup and every 5 minutes it reads PostgreSQL's {@code max_connections} and
@@ -100,11 +100,6 @@ public class ConnectionBudget {
 
     private volatile Verdict last;
 
-    /** @return the Redis pool bound for a worker concurrency: {@code 2 × concurrency + 16} */
-    public static int redisPool(int concurrency) {
-        return 2 * concurrency + 16;
-    }
-
     /** @return the pool connections the settings need: HTTP threads + worker concurrency + {@value #SWEEPS} */
     public static int poolNeeded(int httpThreads, int concurrency) {
         return httpThreads + concurrency + SWEEPS;
@@ -148,7 +143,7 @@ public class ConnectionBudget {
         } catch (SQLException | RuntimeException e) {
             LOG.log(Level.WARNING, "connection budget not checked: " + e);
             return new Verdict(1, AppDataSource.MAX_POOL + OUTSIDE_POOL, AppDataSource.MAX_POOL,
-                    poolNeeded(httpThreads, concurrency), redisPool(concurrency), -1, -1, false,
+                    poolNeeded(httpThreads, concurrency), RedisResources.redisPool(concurrency), -1, -1, false,
                     "PostgreSQL could not be asked for max_connections: " + e.getMessage(), clock.instant());
         }
         Live live = instances();
@@ -165,7 +160,7 @@ public class ConnectionBudget {
                 + " reserved + " + HEADROOM + " headroom = " + total + (total <= maxConnections ? " <= " : " > ")
                 + "max_connections " + maxConnections + " (fits " + instancesThatFit(maxConnections, reserved, perInstance)
                 + " instance(s)); alive now: " + live.names();
-        Verdict v = new Verdict(instances, perInstance, AppDataSource.MAX_POOL, needed, redisPool(concurrency),
+        Verdict v = new Verdict(instances, perInstance, AppDataSource.MAX_POOL, needed, RedisResources.redisPool(concurrency),
                 maxConnections, reserved, fits, message, clock.instant());
         Verdict before = last;
         last = v;

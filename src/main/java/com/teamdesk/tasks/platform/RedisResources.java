@@ -14,7 +14,7 @@ import redis.clients.jedis.UnifiedJedis;
 /**
  * Owns the application's pooled Redis client and the handle of the task queue. The pool is sized
  * to the worker's concurrency plus the worker's own loops and the producers (dispatch, API):
- * {@link ConnectionBudget#redisPool(int)}.
+ * {@link #redisPool(int)}.
  * Closed when the application stops.
  *
  * <p>{@code teamdesk.redis.url} chooses one Redis ({@code redis://host:port}) or a Redis Cluster
@@ -45,7 +45,7 @@ public class RedisResources {
 
     @PostConstruct
     void open() {
-        client = RedisClients.open(url, ConnectionBudget.redisPool(concurrency));
+        client = RedisClients.open(url, redisPool(concurrency));
         if (RedisClients.isCluster(url)) {
             prefix = QueueKeys.hashTagged(prefix);
         }
@@ -76,5 +76,10 @@ public class RedisResources {
     /** @return the task queue's name */
     public String queueName() {
         return queueName;
+    }
+
+    /** @return the Redis pool bound for a worker concurrency: {@code 2 × concurrency + 16} */
+    public static int redisPool(int concurrency) {
+        return 2 * concurrency + 16;
     }
 }

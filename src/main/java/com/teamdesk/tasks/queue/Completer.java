@@ -53,7 +53,7 @@ final class Completer {
      * @return lock lost (nothing changed), or completed with {@code attemptsMade} and the next job (or null)
      * @throws RuntimeException the Redis error of the batch's script call; the job's state is then unknown
      */
-    QueueStore.Finish complete(QueueStore.FetchedJob job, int progress, String nextToken) {
+    QueueStore.Finish complete(FetchedJob job, int progress, String nextToken) {
         return combiner.submit(new Request(new QueueStore.Completion(job, progress), nextToken));
     }
 
@@ -87,7 +87,7 @@ final class Completer {
         int fetched = 0;
         for (int i = 0; i < batch.size(); i++) {
             Request b = batch.get(i);
-            QueueStore.FetchedJob next = null;
+            FetchedJob next = null;
             if (b.nextToken() != null && fetched < reply.next().size()) {
                 next = reply.next().get(fetched++);
             }

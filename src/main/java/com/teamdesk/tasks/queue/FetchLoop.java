@@ -9,10 +9,10 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * A {@link Worker}'s fetch loop: while the worker runs, asks the {@link FetchGate}, takes a free slot, fetches
+ * A {@code Worker}'s fetch loop: while the worker runs, asks the {@link FetchGate}, takes a free slot, fetches
  * one job (locked for a fresh token) and hands it to the {@link ProcessingSlots}; when nothing is due it blocks
  * in {@code BZPOPMIN} on the queue's marker (no polling), at most until the next delayed job is due and at most
- * {@value Worker#MAX_BLOCK_MS} ms. Deletes the worker's wake key when it ends. Logs under the {@code Worker}
+ * {@value #MAX_BLOCK_MS} ms. Deletes the worker's wake key when it ends. Logs under the {@code Worker}
  * logger, as before the split.
  *
  * <p>A reserved loop (issue 30, R42: {@code minPriority > 0}) does the same for the worker's reserved slots, but
@@ -22,7 +22,13 @@ import java.util.logging.Logger;
  */
 final class FetchLoop implements Runnable {
 
-    private static final Logger LOG = Logger.getLogger(Worker.class.getName());
+    /** Longest single blocking wait of the fetch loop, in ms (self-heals a lost wake-up marker). */
+    static final long MAX_BLOCK_MS = 5_000;
+
+    /** How late Redis may time out a blocking command with the default {@code hz 10}, in ms. */
+    static final long REDIS_TIMEOUT_SLACK_MS = 100;
+
+    private static final Logger LOG = Logger.getLogger(WorkerScope.LOGGER);
     /** Longest single wait of the fetch loop at a closed {@link FetchGate}, in ms. */
     private static final long GATE_WAIT_MS = 1_000;
 
@@ -62,7 +68,7 @@ final class FetchLoop implements Runnable {
         return fetches.get();
     }
 
-    /** @see Worker#setFetchGate(FetchGate) */
+    /** Sets the gate asked before each fetch ({@code Worker.setFetchGate}). */
     void setGate(FetchGate gate) {
         this.gate = Objects.requireNonNull(gate, "gate");
     }
@@ -82,7 +88,7 @@ final class FetchLoop implements Runnable {
                 if (!slots.take()) {
                     continue; // closed (the loop ends) or interrupted (logged above)
                 }
-                QueueStore.Fetch fetch;
+                Fetch fetch;
                 try {
                     fetches.incrementAndGet();
                     fetch = minPriority > 0
@@ -91,8 +97,8 @@ final class FetchLoop implements Runnable {
                     scope.redisOutage().ended();
                 } catch (RuntimeException e) {
                     slots.giveBack();
-                    scope.loopFailed(LOG, e, "fetching jobs (retried every " + Worker.ERROR_PAUSE_MS + " ms)");
-                    Waits.await(closing, Worker.ERROR_PAUSE_MS);
+                    scope.loopFailed(LOG, e, "fetching jobs (retried every " + WorkerScope.ERROR_PAUSE_MS + " ms)");
+                    Waits.await(closing, WorkerScope.ERROR_PAUSE_MS);
                     continue;
                 }
                 if (fetch.job() != null) {
@@ -115,15 +121,15 @@ final class FetchLoop implements Runnable {
      * Blocks until a marker announces work, this worker is woken, or the next delayed job is due. Redis
      * times out blocking commands only about {@code hz} times a second (every 100 ms by default), so Redis
      * blocks until shortly before the due time and the last stretch is waited here, which keeps retries
-     * and delays on time; a job added during that stretch (at most {@value Worker#REDIS_TIMEOUT_SLACK_MS} ms) waits
+     * and delays on time; a job added during that stretch (at most {@value #REDIS_TIMEOUT_SLACK_MS} ms) waits
      * for it to end.
      */
     private void awaitWork(long nextDueInMs) {
-        if (nextDueInMs >= 0 && nextDueInMs <= Worker.REDIS_TIMEOUT_SLACK_MS) {
+        if (nextDueInMs >= 0 && nextDueInMs <= REDIS_TIMEOUT_SLACK_MS) {
             Waits.await(closing, nextDueInMs);
             return;
         }
-        long timeoutMs = nextDueInMs < 0 ? Worker.MAX_BLOCK_MS : Math.min(nextDueInMs - Worker.REDIS_TIMEOUT_SLACK_MS, Worker.MAX_BLOCK_MS);
+        long timeoutMs = nextDueInMs < 0 ? MAX_BLOCK_MS : Math.min(nextDueInMs - REDIS_TIMEOUT_SLACK_MS, MAX_BLOCK_MS);
         try {
             boolean reserved = minPriority > 0;
             String popped = reserved ? scope.store().awaitUrgentMarker(timeoutMs, wakeKey)
@@ -138,8 +144,8 @@ final class FetchLoop implements Runnable {
                 }
             }
         } catch (RuntimeException e) {
-            scope.loopFailed(LOG, e, "waiting for jobs (retried every " + Worker.ERROR_PAUSE_MS + " ms)");
-            Waits.await(closing, Worker.ERROR_PAUSE_MS);
+            scope.loopFailed(LOG, e, "waiting for jobs (retried every " + WorkerScope.ERROR_PAUSE_MS + " ms)");
+            Waits.await(closing, WorkerScope.ERROR_PAUSE_MS);
         }
     }
 

@@ -17,6 +17,9 @@ import java.util.logging.Logger;
  */
 final class Housekeeping implements Runnable {
 
+    /** Failed reason of a job that stalled more than {@link WorkerOptions#maxStalledCount()} times. */
+    static final String STALLED_REASON = "job stalled more than allowable limit";
+
     private static final Logger LOG = Logger.getLogger(Housekeeping.class.getName());
 
     private final WorkerScope scope;
@@ -74,7 +77,7 @@ final class Housekeeping implements Runnable {
         try {
             WorkerOptions options = scope.options();
             stalled = scope.store().moveStalledJobs(options.maxStalledCount(), guardTtlMs(options.stalledIntervalMs()),
-                    Worker.STALLED_REASON);
+                    STALLED_REASON);
         } catch (RuntimeException e) {
             scope.loopFailed(LOG, e, "stalled check");
             return;
@@ -82,10 +85,10 @@ final class Housekeeping implements Runnable {
         for (QueueStore.Stalled s : stalled) {
             LOG.warning(() -> "worker " + scope.workerId() + ": job " + s.id()
                     + " stalled (lock expired while active); "
-                    + (s.failed() ? "failed: " + Worker.STALLED_REASON : "moved back to waiting"));
+                    + (s.failed() ? "failed: " + STALLED_REASON : "moved back to waiting"));
             listeners.emit(l -> l.stalled(s.id()));
             if (s.failed()) {
-                listeners.emit(l -> l.failed(s.id(), s.attemptsMade(), true, Worker.STALLED_REASON));
+                listeners.emit(l -> l.failed(s.id(), s.attemptsMade(), true, STALLED_REASON));
             }
         }
     }

@@ -9,7 +9,7 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * A {@link Worker}'s processing slots: each runs a fetched job's {@link JobProcessor} on the executor, records
+ * A {@code Worker}'s processing slots: each runs a fetched job's {@link JobProcessor} on the executor, records
  * its outcome with one script under the job's lock (R6: complete through the {@link Completer}, fail with
  * retry or for good, R4, or defer without an attempt, issue 28), then runs the job fetched in the same round
  * trip, until none was. Logs under the {@code Worker} logger, as before the split.
@@ -28,7 +28,7 @@ record ProcessingSlots(WorkerScope scope, JobProcessor processor, ExecutorServic
                        Completer completer, LockRenewal lockRenewal, WorkerListeners listeners,
                        CountDownLatch closing, Supplier<String> nextToken) {
 
-    private static final Logger LOG = Logger.getLogger(Worker.class.getName());
+    private static final Logger LOG = Logger.getLogger(WorkerScope.LOGGER);
 
     ProcessingSlots {
         Objects.requireNonNull(processor, "processor");
@@ -36,7 +36,7 @@ record ProcessingSlots(WorkerScope scope, JobProcessor processor, ExecutorServic
     }
 
     /** Hands a job the fetch loop fetched (holding a slot) to a new slot task. */
-    void runInNewSlot(QueueStore.FetchedJob fetched) {
+    void runInNewSlot(FetchedJob fetched) {
         RunningJob first = track(fetched);
         try {
             executor.execute(() -> runSlot(first));
@@ -45,7 +45,7 @@ record ProcessingSlots(WorkerScope scope, JobProcessor processor, ExecutorServic
             slots.giveBack();
             LOG.log(Level.SEVERE, e, () -> "worker " + scope.workerId() + ": executor refused job " + first.id()
                     + "; it is left to the stalled check");
-            Waits.await(closing, Worker.ERROR_PAUSE_MS);
+            Waits.await(closing, WorkerScope.ERROR_PAUSE_MS);
         }
     }
 
@@ -131,7 +131,7 @@ record ProcessingSlots(WorkerScope scope, JobProcessor processor, ExecutorServic
     }
 
     /** Starts renewing the lock of a fetched job; @return the job as the processor sees it */
-    RunningJob track(QueueStore.FetchedJob fetched) {
+    RunningJob track(FetchedJob fetched) {
         RunningJob job = new RunningJob(fetched, scope.workerId(), scope.store(), listeners);
         lockRenewal.track(job);
         return job;

@@ -41,27 +41,27 @@ final class QueueReplies {
     }
 
     /** A moveToActive reply {job, nextDue, now} (or fail's fourth element) for one token. */
-    static QueueStore.Fetch fetch(List<Object> r, String token) {
-        List<QueueStore.FetchedJob> jobs = fetchedJobs(list(r.get(0)), List.of(token), str(r.get(2)));
-        return jobs.isEmpty() ? new QueueStore.Fetch(null, num(r.get(1))) : new QueueStore.Fetch(jobs.get(0), -1);
+    static Fetch fetch(List<Object> r, String token) {
+        List<FetchedJob> jobs = fetchedJobs(list(r.get(0)), List.of(token), str(r.get(2)));
+        return jobs.isEmpty() ? new Fetch(null, num(r.get(1))) : new Fetch(jobs.get(0), -1);
     }
 
     /**
      * Fetched jobs as fetchMany (helpers.lua) returns them, five values each: id, data, attemptsMade,
      * stalledCounter, opts; the i-th was locked for {@code tokens.get(i)} with the lock value
-     * {@link QueueStore#lockValue}{@code (token, fetchedAtMs)}. attemptsStarted = attemptsMade + stalledCounter + 1 (this
+     * {@link FetchedJob#lockValue}{@code (token, fetchedAtMs)}. attemptsStarted = attemptsMade + stalledCounter + 1 (this
      * execution; see {@link QueueRecords#getJob}).
      */
-    static List<QueueStore.FetchedJob> fetchedJobs(List<Object> flat, List<String> tokens, String fetchedAtMs) {
-        List<QueueStore.FetchedJob> jobs = new ArrayList<>(flat.size() / 5);
+    static List<FetchedJob> fetchedJobs(List<Object> flat, List<String> tokens, String fetchedAtMs) {
+        List<FetchedJob> jobs = new ArrayList<>(flat.size() / 5);
         for (int i = 0; i + 4 < flat.size(); i += 5) {
             String[] o = optsParts(str(flat.get(i + 4)));
             Backoff backoff = new Backoff(Long.parseLong(o[1]), "1".equals(o[2]));
             int attemptsMade = intOrZero(flat.get(i + 2));
             int attemptsStarted = attemptsMade + intOrZero(flat.get(i + 3)) + 1;
-            jobs.add(new QueueStore.FetchedJob(str(flat.get(i)), str(flat.get(i + 1)), attemptsMade, attemptsStarted,
+            jobs.add(new FetchedJob(str(flat.get(i)), str(flat.get(i + 1)), attemptsMade, attemptsStarted,
                     Integer.parseInt(o[0]), backoff, retention(o[3], o[4]), retention(o[5], o[6]),
-                    QueueStore.lockValue(tokens.get(jobs.size()), fetchedAtMs)));
+                    FetchedJob.lockValue(tokens.get(jobs.size()), fetchedAtMs)));
         }
         return jobs;
     }

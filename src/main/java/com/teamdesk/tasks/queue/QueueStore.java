@@ -59,20 +59,6 @@ final class QueueStore {
     }
 
     /**
-     * A job fetched for one execution, with what its outcome script needs so that it reads nothing back:
-     * the lock value {@code token} every later transition checks (the worker's token, {@code '@'} and the
-     * fetch time, see {@link #lockValue}), its attempts, backoff and retention.
-     * {@code removeOnComplete}/{@code removeOnFail} are null for a record that has none.
-     */
-    record FetchedJob(String id, String data, int attemptsMade, int attemptsStarted, int maxAttempts,
-                      Backoff backoff, Retention removeOnComplete, Retention removeOnFail, String token) {
-    }
-
-    /** Reply of a fetch: a fetched job, or none and how long until the next delayed job is due (-1: none). */
-    record Fetch(FetchedJob job, long nextDueInMs) {
-    }
-
-    /**
      * Reply of complete/fail; {@code next} is the job fetched in the same round trip, or null (a batched
      * completion may fetch one even when this execution's lock was lost: the fetch is for the slot, not the job).
      */
@@ -384,14 +370,6 @@ final class QueueStore {
 
     void removeHeartbeat(String workerId, String lastValue) {
         heartbeat(workerId, 0, lastValue);
-    }
-
-    /**
-     * The lock value a fetch writes for {@code token} (issue 16, wave 4): {@code token@fetchTimeMs}, so that the
-     * record need not be written at fetch; the outcome scripts record the fetch time as processedAt.
-     */
-    static String lockValue(String token, String fetchedAtMs) {
-        return token + "@" + fetchedAtMs;
     }
 
     /** The fetch time (epoch ms, as a string) in a lock value written by a fetch of this version, else null. */

@@ -6,13 +6,13 @@ package com.teamdesk.tasks.queue;
  */
 final class RunningJob implements Job {
 
-    private final QueueStore.FetchedJob fetched;
+    private final FetchedJob fetched;
     private final String workerId;
     private final QueueStore store;
     private final WorkerListeners listeners;
     private volatile int progressOnCompletion = -1;
 
-    RunningJob(QueueStore.FetchedJob fetched, String workerId, QueueStore store, WorkerListeners listeners) {
+    RunningJob(FetchedJob fetched, String workerId, QueueStore store, WorkerListeners listeners) {
         this.fetched = fetched;
         this.workerId = workerId;
         this.store = store;
@@ -20,7 +20,7 @@ final class RunningJob implements Job {
     }
 
     /** @return what the fetch returned, which the outcome script is given back */
-    QueueStore.FetchedJob fetched() {
+    FetchedJob fetched() {
         return fetched;
     }
 

@@ -47,17 +47,17 @@ import redis.clients.jedis.UnifiedJedis;
 public final class Worker implements AutoCloseable {
 
     /** Longest single blocking wait of the fetch loop, in ms (self-heals a lost wake-up marker). */
-    static final long MAX_BLOCK_MS = 5_000;
+    static final long MAX_BLOCK_MS = FetchLoop.MAX_BLOCK_MS;
 
     /** Failed reason of a job that stalled more than {@link WorkerOptions#maxStalledCount()} times. */
-    static final String STALLED_REASON = "job stalled more than allowable limit";
+    static final String STALLED_REASON = Housekeeping.STALLED_REASON;
 
     /** How late Redis may time out a blocking command with the default {@code hz 10}, in ms. */
-    static final long REDIS_TIMEOUT_SLACK_MS = 100;
+    static final long REDIS_TIMEOUT_SLACK_MS = FetchLoop.REDIS_TIMEOUT_SLACK_MS;
 
     private static final Logger LOG = Logger.getLogger(Worker.class.getName());
     /** Pause of a loop after a Redis error before it tries again, in ms. */
-    static final long ERROR_PAUSE_MS = 1_000;
+    static final long ERROR_PAUSE_MS = WorkerScope.ERROR_PAUSE_MS;
 
     private enum Phase { NEW, RUNNING, CLOSING, CLOSED }
 

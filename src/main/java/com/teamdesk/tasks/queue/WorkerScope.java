@@ -19,6 +19,12 @@ import java.util.concurrent.CountDownLatch;
 record WorkerScope(QueueStore store, WorkerOptions options, String workerId, CountDownLatch stopSignal,
                    OutageLog redisOutage) {
 
+    /** The logger of a worker and its parts, one name as before they were split: {@code ...queue.Worker}. */
+    static final String LOGGER = WorkerScope.class.getPackageName() + ".Worker";
+
+    /** Pause of a loop after a Redis error before it tries again, in ms. */
+    static final long ERROR_PAUSE_MS = 1_000;
+
     /**
      * Logs a failure of one of the worker's loops: a Redis connection failure through {@link #redisOutage}
      * (one line per outage), anything else at SEVERE with its stack trace, as before.

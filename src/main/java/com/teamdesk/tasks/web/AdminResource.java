@@ -2,10 +2,6 @@ package com.teamdesk.tasks.web;
 
 import com.teamdesk.tasks.common.ClientValues;
 import com.teamdesk.tasks.platform.ConnectionBudget;
-import com.teamdesk.tasks.task.live.LiveFanOut;
-import com.teamdesk.tasks.task.TaskTimers.SweepStatus;
-import com.teamdesk.tasks.task.TeamQueueLimits;
-import com.teamdesk.tasks.task.TeamQueueLimits.TeamLimit;
 import com.teamdesk.tasks.task.admin.AdminService;
 import com.teamdesk.tasks.task.admin.AdminViews.AdminExecution;
 import com.teamdesk.tasks.task.admin.AdminViews.AdminTask;
@@ -14,7 +10,11 @@ import com.teamdesk.tasks.task.admin.AdminViews.ExecutionSummary;
 import com.teamdesk.tasks.task.admin.AdminViews.InstanceTimers;
 import com.teamdesk.tasks.task.admin.AdminViews.Overview;
 import com.teamdesk.tasks.task.admin.AdminViews.WorkerView;
+import com.teamdesk.tasks.task.fairshare.TeamQueueLimits.TeamLimit;
+import com.teamdesk.tasks.task.fairshare.TeamQueueLimits;
+import com.teamdesk.tasks.task.live.LiveFanOut;
 import com.teamdesk.tasks.task.schedule.ScheduleService;
+import com.teamdesk.tasks.task.sweep.SweepStatus;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.json.JsonObject;
@@ -69,7 +69,7 @@ public class AdminResource {
     TeamQueueLimits teamLimits;
 
     @Inject
-    com.teamdesk.tasks.task.TaskKinds kinds;
+    com.teamdesk.tasks.task.engine.TaskKinds kinds;
 
     @Inject
     ScheduleService schedules;
@@ -297,7 +297,7 @@ public class AdminResource {
     public TeamLimit setTeamRateLimit(@PathParam("teamId") String teamId, @PathParam("kind") String kind,
             InputStream body) {
         UUID team = RequestInput.pathId(teamId, "team.not_found");
-        com.teamdesk.tasks.task.TaskKind k = kinds.parseRequired(kind, "kind", "limits.invalid");
+        com.teamdesk.tasks.task.spi.TaskKind k = kinds.parseRequired(kind, "kind", "limits.invalid");
         JsonObject o = RequestInput.object(body, headers.getMediaType(), RATE_FIELDS, limits);
         return teamLimits.setRate(user.id(), team, k, intOrNull(o, "perMinute", TeamQueueLimits.MAX_PER_MINUTE));
     }

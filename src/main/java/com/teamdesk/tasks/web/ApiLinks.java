@@ -1,9 +1,9 @@
 package com.teamdesk.tasks.web;
 
-import com.teamdesk.tasks.task.TaskJobId;
-import com.teamdesk.tasks.task.TaskKind;
-import com.teamdesk.tasks.task.TaskKinds;
-import com.teamdesk.tasks.task.TeamQueueLimits;
+import com.teamdesk.tasks.task.engine.TaskKinds;
+import com.teamdesk.tasks.task.fairshare.TeamQueueLimits;
+import com.teamdesk.tasks.task.spi.TaskJobId;
+import com.teamdesk.tasks.task.spi.TaskKind;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.net.URI;
@@ -69,8 +69,8 @@ public class ApiLinks {
      * Issue 30: why a WAITING task that is due has not started (its team at its cap, over its rate limit, or behind
      * its team's other tasks); else null (it waits for a free slot, or is scheduled: {@code runAt} says when).
      */
-    public TeamQueueLimits.Waiting waiting(com.teamdesk.tasks.task.BackgroundTask t) {
-        if (t.status() != com.teamdesk.tasks.task.TaskStatus.WAITING || t.runAt().isAfter(now())) {
+    public TeamQueueLimits.Waiting waiting(com.teamdesk.tasks.task.spi.BackgroundTask t) {
+        if (t.status() != com.teamdesk.tasks.task.spi.TaskStatus.WAITING || t.runAt().isAfter(now())) {
             return null;
         }
         return teamLimits.waiting(t.teamId(), t.kind(), new TaskJobId(t.id(), t.run()));

@@ -1,14 +1,14 @@
 package com.teamdesk.tasks.web;
 
-import com.teamdesk.tasks.task.KindInfo;
-import com.teamdesk.tasks.task.TeamQueueLimits.TeamLimit;
 import com.teamdesk.tasks.task.admin.AdminViews.AdminExecution;
 import com.teamdesk.tasks.task.admin.AdminViews.AdminTask;
 import com.teamdesk.tasks.task.admin.AdminViews.InstanceTimers;
 import com.teamdesk.tasks.task.admin.AdminViews.WorkerView;
+import com.teamdesk.tasks.task.fairshare.TeamQueueLimits.TeamLimit;
+import com.teamdesk.tasks.task.schedule.Schedule;
+import com.teamdesk.tasks.task.spi.KindInfo;
 import com.teamdesk.tasks.team.Priority;
 import com.teamdesk.tasks.team.TicketStatus;
-import com.teamdesk.tasks.task.schedule.Schedule;
 import jakarta.json.JsonObject;
 import java.util.List;
 import java.util.UUID;

@@ -1,11 +1,11 @@
 package com.teamdesk.tasks.web;
 
 import com.teamdesk.tasks.common.Jsons;
-import com.teamdesk.tasks.task.IdempotentRequest;
-import com.teamdesk.tasks.task.RequestField;
-import com.teamdesk.tasks.task.TaskKind;
-import com.teamdesk.tasks.task.TaskKindHandler;
-import com.teamdesk.tasks.task.TaskKinds;
+import com.teamdesk.tasks.task.engine.TaskKinds;
+import com.teamdesk.tasks.task.idempotency.IdempotentRequest;
+import com.teamdesk.tasks.task.spi.RequestField;
+import com.teamdesk.tasks.task.spi.TaskKind;
+import com.teamdesk.tasks.task.spi.TaskKindHandler;
 import jakarta.enterprise.inject.spi.CDI;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonNumber;

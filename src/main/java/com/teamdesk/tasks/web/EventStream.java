@@ -1,9 +1,9 @@
 package com.teamdesk.tasks.web;
 
-import com.teamdesk.tasks.task.BackgroundTask;
-import com.teamdesk.tasks.task.TaskReads.Versioned;
-import com.teamdesk.tasks.task.TaskStatus;
+import com.teamdesk.tasks.task.ledger.TaskReads.Versioned;
 import com.teamdesk.tasks.task.live.LiveSubscriber;
+import com.teamdesk.tasks.task.spi.BackgroundTask;
+import com.teamdesk.tasks.task.spi.TaskStatus;
 import com.teamdesk.tasks.team.Role;
 import jakarta.ws.rs.sse.OutboundSseEvent;
 import jakarta.ws.rs.sse.Sse;

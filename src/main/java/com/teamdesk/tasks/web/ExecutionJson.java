@@ -1,7 +1,7 @@
 package com.teamdesk.tasks.web;
 
-import com.teamdesk.tasks.task.ExecutionOutcome;
-import com.teamdesk.tasks.task.TaskExecution;
+import com.teamdesk.tasks.task.ledger.ExecutionOutcome;
+import com.teamdesk.tasks.task.ledger.TaskExecution;
 import jakarta.json.bind.annotation.JsonbNillable;
 import jakarta.json.bind.annotation.JsonbPropertyOrder;
 import java.time.Instant;

@@ -1,7 +1,7 @@
 package com.teamdesk.tasks.web;
 
-import com.teamdesk.tasks.task.KindInfo;
-import com.teamdesk.tasks.task.TaskKinds;
+import com.teamdesk.tasks.task.engine.TaskKinds;
+import com.teamdesk.tasks.task.spi.KindInfo;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;

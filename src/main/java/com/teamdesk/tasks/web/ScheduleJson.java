@@ -1,10 +1,10 @@
 package com.teamdesk.tasks.web;
 
-import com.teamdesk.tasks.task.TaskScope;
-import com.teamdesk.tasks.task.TaskStatus;
 import com.teamdesk.tasks.task.schedule.Schedule;
 import com.teamdesk.tasks.task.schedule.ScheduleService;
 import com.teamdesk.tasks.task.schedule.ScheduleStore;
+import com.teamdesk.tasks.task.spi.TaskScope;
+import com.teamdesk.tasks.task.spi.TaskStatus;
 import jakarta.json.JsonObject;
 import jakarta.json.bind.annotation.JsonbNillable;
 import jakarta.json.bind.annotation.JsonbPropertyOrder;

@@ -1,7 +1,7 @@
 package com.teamdesk.tasks.web;
 
-import com.teamdesk.tasks.task.BackgroundTask;
 import com.teamdesk.tasks.task.schedule.ScheduleService;
+import com.teamdesk.tasks.task.spi.BackgroundTask;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;

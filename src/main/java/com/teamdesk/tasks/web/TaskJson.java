@@ -1,10 +1,10 @@
 package com.teamdesk.tasks.web;
 
 import com.teamdesk.tasks.common.Jsons;
-import com.teamdesk.tasks.task.BackgroundTask;
-import com.teamdesk.tasks.task.TaskScope;
-import com.teamdesk.tasks.task.TaskStatus;
-import com.teamdesk.tasks.task.TeamQueueLimits;
+import com.teamdesk.tasks.task.fairshare.TeamQueueLimits;
+import com.teamdesk.tasks.task.spi.BackgroundTask;
+import com.teamdesk.tasks.task.spi.TaskScope;
+import com.teamdesk.tasks.task.spi.TaskStatus;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
 import jakarta.json.bind.annotation.JsonbNillable;

@@ -1,10 +1,10 @@
 package com.teamdesk.tasks.web;
 
-import com.teamdesk.tasks.task.IdempotentRequest;
-import com.teamdesk.tasks.task.Submitted;
-import com.teamdesk.tasks.task.TaskResult;
-import com.teamdesk.tasks.task.TaskRuns;
-import com.teamdesk.tasks.task.TaskService;
+import com.teamdesk.tasks.task.idempotency.IdempotentRequest;
+import com.teamdesk.tasks.task.service.Submitted;
+import com.teamdesk.tasks.task.service.TaskRuns;
+import com.teamdesk.tasks.task.service.TaskService;
+import com.teamdesk.tasks.task.spi.TaskResult;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.servlet.http.HttpServletRequest;
@@ -13,8 +13,8 @@ import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
-import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
@@ -151,7 +151,7 @@ public class TaskResource {
     }
 
     private IdempotentRequest idempotency(String path) {
-        return IdempotentRequest.of(user.id(), headers.getHeaderString(TeamTaskResource.IDEMPOTENCY_KEY), "POST", path, "");
+        return IdempotentRequest.of(user.id(), headers.getHeaderString(IdempotentRequest.HEADER), "POST", path, "");
     }
 
     /**

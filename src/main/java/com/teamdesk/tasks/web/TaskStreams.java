@@ -2,11 +2,11 @@ package com.teamdesk.tasks.web;
 
 import com.teamdesk.tasks.common.InvalidInputException;
 import com.teamdesk.tasks.common.TooManyRequestsException;
-import com.teamdesk.tasks.task.BackgroundTask;
-import com.teamdesk.tasks.task.TaskReads;
-import com.teamdesk.tasks.task.TaskReads.Versioned;
-import com.teamdesk.tasks.task.TaskService;
+import com.teamdesk.tasks.task.ledger.TaskReads.Versioned;
+import com.teamdesk.tasks.task.ledger.TaskReads;
 import com.teamdesk.tasks.task.live.LiveFanOut;
+import com.teamdesk.tasks.task.service.TaskService;
+import com.teamdesk.tasks.task.spi.BackgroundTask;
 import com.teamdesk.tasks.team.Role;
 import com.teamdesk.tasks.team.TeamAccess;
 import jakarta.annotation.PostConstruct;

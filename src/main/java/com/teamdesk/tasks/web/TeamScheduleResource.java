@@ -1,6 +1,6 @@
 package com.teamdesk.tasks.web;
 
-import com.teamdesk.tasks.task.IdempotentRequest;
+import com.teamdesk.tasks.task.idempotency.IdempotentRequest;
 import com.teamdesk.tasks.task.schedule.ScheduleService;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
@@ -69,7 +69,7 @@ public class TeamScheduleResource {
     public Response create(@PathParam("teamId") String teamId, InputStream body) {
         UUID team = RequestInput.pathId(teamId, "team.not_found");
         JsonObject o = RequestInput.anyObject(body, headers.getMediaType(), limits);
-        IdempotentRequest idem = IdempotentRequest.of(user.id(), headers.getHeaderString(TeamTaskResource.IDEMPOTENCY_KEY),
+        IdempotentRequest idem = IdempotentRequest.of(user.id(), headers.getHeaderString(IdempotentRequest.HEADER),
                 "POST", "teams/" + team + "/schedules", o.toString());
         ScheduleService.Created c = schedules.create(user.id(), team, o, idem);
         return TaskResource.replayed(Response.created(links.schedule(c.view().schedule().id()))

@@ -1,16 +1,16 @@
 package com.teamdesk.tasks.web;
 
-import com.teamdesk.tasks.task.IdempotentRequest;
-import com.teamdesk.tasks.task.NewTaskRequest;
-import com.teamdesk.tasks.task.RequestField;
-import com.teamdesk.tasks.task.TaskKinds;
-import com.teamdesk.tasks.task.TaskService;
+import com.teamdesk.tasks.task.engine.TaskKinds;
+import com.teamdesk.tasks.task.idempotency.IdempotentRequest;
+import com.teamdesk.tasks.task.service.TaskService;
+import com.teamdesk.tasks.task.spi.NewTaskRequest;
+import com.teamdesk.tasks.task.spi.RequestField;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonObject;
-import jakarta.ws.rs.Consumes;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
@@ -26,8 +26,8 @@ import jakarta.ws.rs.sse.Sse;
 import jakarta.ws.rs.sse.SseEventSink;
 import java.io.InputStream;
 import java.util.List;
-import java.util.stream.Collectors;
 import java.util.UUID;
+import java.util.stream.Collectors;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.headers.Header;
@@ -48,8 +48,6 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @RolesAllowed(RestApplication.MEMBER)
 @Produces(MediaType.APPLICATION_JSON)
 public class TeamTaskResource {
-    /** The request header of R25 (IETF httpapi draft "The Idempotency-Key HTTP Header Field"). */
-    public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
 
     @Inject
     TaskService tasks;
@@ -90,7 +88,7 @@ public class TeamTaskResource {
         JsonObject o = RequestInput.object(body, headers.getMediaType(),
                 fields.stream().map(RequestField::name).collect(Collectors.toSet()), limits);
         NewTaskRequest req = NewTaskRequest.of(o, fields);
-        IdempotentRequest idem = IdempotentRequest.of(user.id(), headers.getHeaderString(IDEMPOTENCY_KEY), "POST",
+        IdempotentRequest idem = IdempotentRequest.of(user.id(), headers.getHeaderString(IdempotentRequest.HEADER), "POST",
                 "teams/" + team + "/tasks", o.toString());
         return TaskResource.answer(tasks.create(user.id(), team, req, idem), links);
     }

@@ -35,9 +35,9 @@ class BatchedCompletionTest extends QueueFixture {
         for (String id : List.of("a", "b", "c", "d", "e")) {
             queue.add(id, "x", JobOptions.defaults());
         }
-        QueueStore.FetchedJob a = store.moveToActive("ta", 60_000).job();
-        QueueStore.FetchedJob b = store.moveToActive("tb", 60_000).job();
-        QueueStore.FetchedJob c = store.moveToActive("tc", 60_000).job();
+        FetchedJob a = store.moveToActive("ta", 60_000).job();
+        FetchedJob b = store.moveToActive("tb", 60_000).job();
+        FetchedJob c = store.moveToActive("tc", 60_000).job();
         redis.set(queue.keys().lock("b"), "taken-over", SetParams.setParams().px(60_000));
         JobRecord bBefore = job("b");
 
@@ -57,7 +57,7 @@ class BatchedCompletionTest extends QueueFixture {
         assertFalse(redis.exists(queue.keys().lock("a")), "completing releases the lock");
 
         assertEquals(2, reply.next().size(), "two jobs were waiting for three tokens");
-        assertEquals(List.of("d", "e"), reply.next().stream().map(QueueStore.FetchedJob::id).toList());
+        assertEquals(List.of("d", "e"), reply.next().stream().map(FetchedJob::id).toList());
         // the lock value is the token, '@' and the fetch time (issue 16, wave 4: the record is not written)
         assertTrue(redis.get(queue.keys().lock("d")).startsWith("n1@"), "the i-th job is locked for the i-th token");
         assertTrue(redis.get(queue.keys().lock("e")).startsWith("n2@"));
@@ -69,7 +69,7 @@ class BatchedCompletionTest extends QueueFixture {
     @Test
     void completionsThatFinishWhileABatchIsSentShareTheNextScriptCall() throws Exception {
         int n = 6;
-        List<QueueStore.FetchedJob> fetched = new ArrayList<>();
+        List<FetchedJob> fetched = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             queue.add("j" + i, "x", JobOptions.defaults());
             fetched.add(store.moveToActive("t" + i, 60_000).job());
@@ -80,7 +80,7 @@ class BatchedCompletionTest extends QueueFixture {
         completer.combining.lock(); // a batch "in flight": every completion queues behind it
         try {
             for (int i = 0; i < n; i++) {
-                QueueStore.FetchedJob job = fetched.get(i);
+                FetchedJob job = fetched.get(i);
                 String token = i == 0 ? "next-token" : null;
                 finishes.add(executor.submit(() -> completer.complete(job, 100, token)));
             }
@@ -119,7 +119,7 @@ class BatchedCompletionTest extends QueueFixture {
     @Test
     void aLoneCompletionGoesOutAtOnce() {
         queue.add("solo", "x", JobOptions.defaults());
-        QueueStore.FetchedJob solo = store.moveToActive("ts", 60_000).job();
+        FetchedJob solo = store.moveToActive("ts", 60_000).job();
         Completer completer = new Completer(store, 60_000);
         QueueStore.Finish finish = completer.complete(solo, -1, "unused");
         assertFalse(finish.lockLost());

@@ -78,7 +78,7 @@ class DerivedJobRecordTest extends QueueFixture {
     @Test
     void attemptsStartedCountsFailedStalledAndRunningExecutions() {
         queue.add("j", "x", JobOptions.defaults().withAttempts(5));
-        QueueStore.FetchedJob first = store.moveToActive("t1", 60_000).job();
+        FetchedJob first = store.moveToActive("t1", 60_000).job();
         assertEquals(1, first.attemptsStarted());
         assertFalse(store.fail(first, "boom", false, 0, null, 60_000).lockLost());
         JobRecord failedOnce = job("j");
@@ -87,7 +87,7 @@ class DerivedJobRecordTest extends QueueFixture {
         assertEquals(Instant.ofEpochMilli(Long.parseLong(QueueStore.lockedAt(first.token()))), failedOnce.processedAt(),
                 "the failed execution's start, written by fail");
 
-        QueueStore.FetchedJob second = store.moveToActive("t2", 60_000).job();
+        FetchedJob second = store.moveToActive("t2", 60_000).job();
         assertEquals(2, second.attemptsStarted());
         assertEquals(2, job("j").attemptsStarted());
         redis.del(queue.keys().lock("j")); // its worker died
@@ -97,7 +97,7 @@ class DerivedJobRecordTest extends QueueFixture {
         assertEquals(1, stalled.stalledCounter());
         assertEquals(2, stalled.attemptsStarted(), "the stalled execution still counts as started");
 
-        QueueStore.FetchedJob third = store.moveToActive("t3", 60_000).job();
+        FetchedJob third = store.moveToActive("t3", 60_000).job();
         assertEquals(3, third.attemptsStarted());
         assertFalse(store.complete(third, null, 60_000).lockLost());
         JobRecord done = job("j");
@@ -128,7 +128,7 @@ class DerivedJobRecordTest extends QueueFixture {
         assertEquals(List.of(new QueueStore.Stalled("old", false, 0)), store.moveStalledJobs(1, 60_000, "stalled"));
         assertEquals(JobState.WAITING, job("old").state());
         assertEquals(1, job("old").attemptsStarted());
-        QueueStore.FetchedJob again = store.moveToActive("new-worker:1", 60_000).job();
+        FetchedJob again = store.moveToActive("new-worker:1", 60_000).job();
         assertEquals(2, again.attemptsStarted(), "the stalled start of the previous version counts");
         assertEquals(JobState.ACTIVE, job("old").state());
         assertEquals("waiting", redis.hget(keys.job("old"), "state"), "the stalled check's write, not the fetch's");
@@ -157,10 +157,10 @@ class DerivedJobRecordTest extends QueueFixture {
         queue.add("y1", "y", keepMany);
         queue.add("x2", "x", keepOne);
         queue.add("y2", "y", keepMany);
-        QueueStore.FetchedJob x1 = store.moveToActive("a", 60_000).job();
-        QueueStore.FetchedJob y1 = store.moveToActive("b", 60_000).job();
-        QueueStore.FetchedJob x2 = store.moveToActive("c", 60_000).job();
-        QueueStore.FetchedJob y2 = store.moveToActive("d", 60_000).job();
+        FetchedJob x1 = store.moveToActive("a", 60_000).job();
+        FetchedJob y1 = store.moveToActive("b", 60_000).job();
+        FetchedJob x2 = store.moveToActive("c", 60_000).job();
+        FetchedJob y2 = store.moveToActive("d", 60_000).job();
         redis.set(queue.keys().lock("x2"), "taken-over", SetParams.setParams().px(60_000));
 
         // sent grouped by retention (x1, x2, then y1, y2): the lost position must map back to x2
@@ -180,11 +180,11 @@ class DerivedJobRecordTest extends QueueFixture {
 
     @Test
     void aLockValueCarriesTheFetchTimeOnlyWhenThisVersionWroteIt() {
-        assertEquals("1796134586723", QueueStore.lockedAt(QueueStore.lockValue("k3j:1a", "1796134586723")));
+        assertEquals("1796134586723", QueueStore.lockedAt(FetchedJob.lockValue("k3j:1a", "1796134586723")));
         assertNull(QueueStore.lockedAt("7194d4ad-33ce-4507-997f-e834c0abaffa:12"), "the previous version's token");
         assertNull(QueueStore.lockedAt("token@"));
         assertNull(QueueStore.lockedAt("token@12x"));
         assertNull(QueueStore.lockedAt(null));
-        assertTrue(QueueStore.lockValue("k3j:1a", "1796134586723").length() <= 44, "one allocation in Redis");
+        assertTrue(FetchedJob.lockValue("k3j:1a", "1796134586723").length() <= 44, "one allocation in Redis");
     }
 }

@@ -47,11 +47,11 @@ class FairShareTest extends LaneFixture {
         }
         queue.add("b1", "x", in("team-b"));
         queue.add("b2", "x", in("team-b"));
-        QueueStore.FetchedJob first = store.moveToActive("t0", 60_000).job();
+        FetchedJob first = store.moveToActive("t0", 60_000).job();
         assertEquals("a1", first.id());
         QueueStore.Completions done = store.completeMany(List.of(new QueueStore.Completion(first, -1)),
                 List.of("n1", "n2", "n3", "n4"), 60_000);
-        assertEquals(List.of("b1", "a2", "b2", "a3"), done.next().stream().map(QueueStore.FetchedJob::id).toList());
+        assertEquals(List.of("b1", "a2", "b2", "a3"), done.next().stream().map(FetchedJob::id).toList());
         assertEquals("a4", fetchId());
     }
 
@@ -108,7 +108,7 @@ class FairShareTest extends LaneFixture {
         queue.add("a1", "x", in("team-a"));
         queue.add("a2", "x", in("team-a"));
         queue.add("b1", "x", in("team-b"));
-        QueueStore.FetchedJob a1 = store.moveToActive("t-a1", 60_000).job();
+        FetchedJob a1 = store.moveToActive("t-a1", 60_000).job();
         assertEquals("a1", a1.id());
         assertFalse(store.fail(a1, "boom", false, 0, null, 60_000).lockLost());
         assertEquals(Long.valueOf(1), redis.zrank(queue.keys().lane("team-a"), "a1"), "back in its group's lane, behind a2");

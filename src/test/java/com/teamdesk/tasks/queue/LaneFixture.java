@@ -15,7 +15,7 @@ abstract class LaneFixture extends QueueFixture {
 
     protected QueueStore store;
     /** Every job fetched by {@link #fetchId()}, by id (the latest fetch of it). */
-    protected final Map<String, QueueStore.FetchedJob> fetched = new HashMap<>();
+    protected final Map<String, FetchedJob> fetched = new HashMap<>();
     private int tokens;
 
     @BeforeEach
@@ -30,7 +30,7 @@ abstract class LaneFixture extends QueueFixture {
 
     /** @return the id of the job one fetch locks, or null when none is fetchable */
     protected String fetchId() {
-        QueueStore.FetchedJob job = store.moveToActive("t" + (++tokens), 60_000).job();
+        FetchedJob job = store.moveToActive("t" + (++tokens), 60_000).job();
         if (job == null) {
             return null;
         }
@@ -45,13 +45,13 @@ abstract class LaneFixture extends QueueFixture {
      * @return the ids of the next jobs, in fetch order
      */
     protected List<String> completeFirstAndFetch(int slots) {
-        QueueStore.FetchedJob first = store.moveToActive("t0", 60_000).job();
+        FetchedJob first = store.moveToActive("t0", 60_000).job();
         List<String> tokens = new ArrayList<>();
         for (int i = 1; i <= slots; i++) {
             tokens.add("n" + i);
         }
         return store.completeMany(List.of(new QueueStore.Completion(first, -1)), tokens, 60_000).next().stream()
-                .map(QueueStore.FetchedJob::id).toList();
+                .map(FetchedJob::id).toList();
     }
 
     /** @return the ids fetched one by one until nothing is fetchable, in fetch order */

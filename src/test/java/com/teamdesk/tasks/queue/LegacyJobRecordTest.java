@@ -114,7 +114,7 @@ class LegacyJobRecordTest extends QueueFixture {
         assertFalse(h.containsKey("completedMaxCount"), "the retention is read from opts only");
         assertEquals(4, job("new").maxAttempts());
 
-        QueueStore.FetchedJob fetched = new QueueStore(redis, queue.keys()).moveToActive("t", 60_000).job();
+        FetchedJob fetched = new QueueStore(redis, queue.keys()).moveToActive("t", 60_000).job();
         assertEquals(4, fetched.maxAttempts());
         assertEquals(new Backoff(1500, true), fetched.backoff());
         assertEquals(new Retention(60, 10), fetched.removeOnComplete());

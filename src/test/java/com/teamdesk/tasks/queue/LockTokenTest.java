@@ -25,7 +25,7 @@ class LockTokenTest extends QueueFixture {
     @Test
     void aTakenOverLockRefusesEveryWriteOfTheOldHolder() {
         queue.add("j", "x", JobOptions.defaults());
-        QueueStore.FetchedJob a = store.moveToActive("token-A", 60_000).job();
+        FetchedJob a = store.moveToActive("token-A", 60_000).job();
         assertEquals("j", a.id());
         String lock = queue.keys().lock("j");
         redis.set(lock, "token-B", SetParams.setParams().px(5_000)); // what a takeover leaves behind
@@ -52,7 +52,7 @@ class LockTokenTest extends QueueFixture {
     @Test
     void aMissingLockIsLostTooAndTheJobIsLeftToTheStalledCheck() {
         queue.add("k", "x", JobOptions.defaults());
-        QueueStore.FetchedJob k = store.moveToActive("token-K", 60_000).job();
+        FetchedJob k = store.moveToActive("token-K", 60_000).job();
         redis.del(queue.keys().lock("k"));
         assertTrue(store.complete(k, null, 60_000).lockLost());
         assertEquals(JobState.ACTIVE, job("k").state());
@@ -66,11 +66,11 @@ class LockTokenTest extends QueueFixture {
     @Test
     void fetchingPromotesDueDelayedJobsAndReportsTheNextDueTime() {
         queue.add("soon", "x", JobOptions.defaults().withDelayMs(60_000));
-        QueueStore.Fetch none = store.moveToActive("t1", 60_000);
+        Fetch none = store.moveToActive("t1", 60_000);
         assertEquals(null, none.job());
         assertTrue(none.nextDueInMs() > 55_000 && none.nextDueInMs() <= 60_000, "due in " + none.nextDueInMs());
         redis.zadd(queue.keys().delayed(), 0, "soon"); // make it due now
-        QueueStore.Fetch fetched = store.moveToActive("t2", 60_000);
+        Fetch fetched = store.moveToActive("t2", 60_000);
         assertEquals("soon", fetched.job().id());
         assertEquals(1, fetched.job().attemptsStarted());
         assertEquals(fetched.job().token(), redis.get(queue.keys().lock("soon")));
@@ -82,7 +82,7 @@ class LockTokenTest extends QueueFixture {
     void finishingFetchesTheNextJobInTheSameScript() {
         queue.add("one", "1", JobOptions.defaults());
         queue.add("two", "2", JobOptions.defaults());
-        QueueStore.FetchedJob one = store.moveToActive("t1", 60_000).job();
+        FetchedJob one = store.moveToActive("t1", 60_000).job();
         QueueStore.Finish finish = store.complete(one, "t2", 60_000);
         assertEquals("two", finish.next().id());
         assertEquals("2", finish.next().data());
@@ -96,8 +96,8 @@ class LockTokenTest extends QueueFixture {
     }
 
     /** The same fetched job as seen by the execution holding {@code token} (what a takeover leaves). */
-    private static QueueStore.FetchedJob heldBy(QueueStore.FetchedJob j, String token) {
-        return new QueueStore.FetchedJob(j.id(), j.data(), j.attemptsMade(), j.attemptsStarted(), j.maxAttempts(),
+    private static FetchedJob heldBy(FetchedJob j, String token) {
+        return new FetchedJob(j.id(), j.data(), j.attemptsMade(), j.attemptsStarted(), j.maxAttempts(),
                 j.backoff(), j.removeOnComplete(), j.removeOnFail(), token);
     }
 }

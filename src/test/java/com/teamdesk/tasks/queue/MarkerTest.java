@@ -26,12 +26,12 @@ class MarkerTest extends QueueFixture {
         consumeMarker(); // a blocked fetch loop wakes up ...
         queue.add("b", "x", options);
         assertFalse(markerSet(), "an add behind a waiting job leaves the marker to the fetch on its way");
-        QueueStore.FetchedJob a = store.moveToActive("t1", 60_000).job(); // ... and fetches
+        FetchedJob a = store.moveToActive("t1", 60_000).job(); // ... and fetches
         assertEquals("a", a.id());
         assertTrue(markerSet(), "the fetch sets the marker again: b still waits");
 
         consumeMarker(); // another fetch loop wakes up; meanwhile a's slot finishes and fetches b
-        QueueStore.FetchedJob b = store.complete(a, "t2", 60_000).next();
+        FetchedJob b = store.complete(a, "t2", 60_000).next();
         assertEquals("b", b.id());
         assertFalse(markerSet(), "the fetch-next does not set it");
         assertEquals(-1, store.moveToActive("t3", 60_000).nextDueInMs(), "the woken loop finds nothing");

@@ -24,8 +24,8 @@ class ReservedSlotTest extends LaneFixture {
 
     private static final int P = 5;
 
-    private QueueStore.FetchedJob urgentFetch() {
-        QueueStore.FetchedJob job = store.moveUrgentToActive("u" + System.nanoTime(), 60_000, P).job();
+    private FetchedJob urgentFetch() {
+        FetchedJob job = store.moveUrgentToActive("u" + System.nanoTime(), 60_000, P).job();
         if (job != null) {
             fetched.put(job.id(), job);
         }
@@ -33,7 +33,7 @@ class ReservedSlotTest extends LaneFixture {
     }
 
     private String urgentId() {
-        QueueStore.FetchedJob job = urgentFetch();
+        FetchedJob job = urgentFetch();
         return job == null ? null : job.id();
     }
 
@@ -122,7 +122,7 @@ class ReservedSlotTest extends LaneFixture {
         redis.zadd(queue.keys().delayed(), 0, "late"); // due now
         assertEquals("late", urgentId(), "the reserved fetch promotes it and takes it");
         consumeMarkers();
-        QueueStore.FetchedJob late = fetched.get("late");
+        FetchedJob late = fetched.get("late");
         assertFalse(store.fail(late, "boom", false, 0, null, 60_000).lockLost());
         assertTrue(urgentMarkerSet(), "a retry back to its lane sets the urgent marker");
         assertEquals("late", urgentId());

@@ -72,8 +72,8 @@ class RetentionTest extends QueueFixture {
 
         // a job finishing with "keep none" makes retention remove every finished record...
         queue.add("keep-none", "x", options.withRemoveOnComplete(new Retention(0, 0)));
-        QueueStore.FetchedJob waiting = store.moveToActive("t2", 60_000).job(); // "waiting" is first in line
-        QueueStore.FetchedJob keepNone = store.complete(waiting, "t3", 60_000).next();
+        FetchedJob waiting = store.moveToActive("t2", 60_000).job(); // "waiting" is first in line
+        FetchedJob keepNone = store.complete(waiting, "t3", 60_000).next();
         assertEquals("keep-none", keepNone.id());
         assertTrue(queue.getJob("keep-none").isPresent());
         store.complete(keepNone, null, 60_000);

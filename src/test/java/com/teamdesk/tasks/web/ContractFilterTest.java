@@ -1,21 +1,20 @@
 package com.teamdesk.tasks.web;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import com.teamdesk.tasks.common.Jsons;
-import com.teamdesk.tasks.task.RequestField;
-import com.teamdesk.tasks.task.TaskKind;
-import com.teamdesk.tasks.task.TaskKindHandler;
 import com.teamdesk.tasks.task.digest.DigestHandler;
 import com.teamdesk.tasks.task.export.ExportHandler;
 import com.teamdesk.tasks.task.reminder.ReminderHandler;
+import com.teamdesk.tasks.task.spi.RequestField;
+import com.teamdesk.tasks.task.spi.TaskKind;
+import com.teamdesk.tasks.task.spi.TaskKindHandler;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import java.io.StringReader;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Issue 50: what the contract takes from the kinds. Each kind's field schemas are JSON objects that use only the

@@ -1,12 +1,7 @@
 package com.teamdesk.tasks.web;
 
 import com.teamdesk.tasks.platform.DatabaseUnavailable;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import com.teamdesk.tasks.task.LedgerException;
+import com.teamdesk.tasks.task.ledger.LedgerException;
 import jakarta.ejb.EJBException;
 import jakarta.ejb.TransactionRolledbackLocalException;
 import jakarta.persistence.PersistenceException;
@@ -19,6 +14,9 @@ import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A lost or unreachable database, however wrapped, answers 503 {@code service.unavailable} with

@@ -10,13 +10,6 @@ import com.teamdesk.tasks.platform.InstanceId;
 import com.teamdesk.tasks.platform.RedisResources;
 import com.teamdesk.tasks.queue.JobState;
 import com.teamdesk.tasks.queue.WorkerInfo;
-import com.teamdesk.tasks.task.ExecutionOutcome;
-import com.teamdesk.tasks.task.TaskKind;
-import com.teamdesk.tasks.task.TaskRuns;
-import com.teamdesk.tasks.task.TaskStatus;
-import com.teamdesk.tasks.task.TaskTimers;
-import com.teamdesk.tasks.task.TaskTimers.SweepStatus;
-import com.teamdesk.tasks.task.TimerPauses;
 import com.teamdesk.tasks.task.admin.AdminViews.AdminExecution;
 import com.teamdesk.tasks.task.admin.AdminViews.AdminTask;
 import com.teamdesk.tasks.task.admin.AdminViews.BulkRetry;
@@ -27,6 +20,13 @@ import com.teamdesk.tasks.task.admin.AdminViews.OutcomeCount;
 import com.teamdesk.tasks.task.admin.AdminViews.Overview;
 import com.teamdesk.tasks.task.admin.AdminViews.Skipped;
 import com.teamdesk.tasks.task.admin.AdminViews.WorkerView;
+import com.teamdesk.tasks.task.ledger.ExecutionOutcome;
+import com.teamdesk.tasks.task.service.TaskRuns;
+import com.teamdesk.tasks.task.spi.TaskKind;
+import com.teamdesk.tasks.task.spi.TaskStatus;
+import com.teamdesk.tasks.task.sweep.SweepStatus;
+import com.teamdesk.tasks.task.sweep.TaskTimers;
+import com.teamdesk.tasks.task.sweep.TimerPauses;
 import com.teamdesk.tasks.team.KeysetCursor;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -35,9 +35,9 @@ import jakarta.json.JsonReader;
 import jakarta.json.JsonValue;
 import java.io.StringReader;
 import java.time.Clock;
+import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.DateTimeException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -74,7 +74,7 @@ public class AdminService {
     com.teamdesk.tasks.team.SystemEventService events;
 
     @Inject
-    com.teamdesk.tasks.task.TaskKinds kinds;
+    com.teamdesk.tasks.task.engine.TaskKinds kinds;
 
     @Inject
     RedisResources redis;
@@ -134,7 +134,7 @@ public class AdminService {
     /** @return the sweeps of every instance that reported them (this one first, fresh) */
     public List<InstanceTimers> timers() {
         List<InstanceTimers> out = new ArrayList<>();
-        Map<String, String> reported = redis.redis().hgetAll(com.teamdesk.tasks.task.TimerReports.statusKey(redis.prefix()));
+        Map<String, String> reported = redis.redis().hgetAll(com.teamdesk.tasks.task.sweep.TimerReports.statusKey(redis.prefix()));
         List<JsonObject> mine = new ArrayList<>();
         for (SweepStatus s : timers.status()) {
             mine.add(Jsons.PROVIDER.createObjectBuilder().add("name", s.name()).add("schedule", s.schedule())
@@ -154,7 +154,7 @@ public class AdminService {
                 JsonObject o = r.readObject();
                 Instant at = Instant.parse(o.getString("reportedAt"));
                 if (at.isBefore(stale)) {
-                    redis.redis().hdel(com.teamdesk.tasks.task.TimerReports.statusKey(redis.prefix()), e.getKey());
+                    redis.redis().hdel(com.teamdesk.tasks.task.sweep.TimerReports.statusKey(redis.prefix()), e.getKey());
                     continue;
                 }
                 List<JsonObject> list = o.getJsonArray("timers").getValuesAs(JsonObject.class);

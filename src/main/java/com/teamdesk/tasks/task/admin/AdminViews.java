@@ -1,8 +1,8 @@
 package com.teamdesk.tasks.task.admin;
 
-import com.teamdesk.tasks.task.ExecutionOutcome;
-import com.teamdesk.tasks.task.TaskScope;
-import com.teamdesk.tasks.task.TaskStatus;
+import com.teamdesk.tasks.task.ledger.ExecutionOutcome;
+import com.teamdesk.tasks.task.spi.TaskScope;
+import com.teamdesk.tasks.task.spi.TaskStatus;
 import jakarta.json.JsonObject;
 import jakarta.json.bind.annotation.JsonbNillable;
 import java.time.Instant;

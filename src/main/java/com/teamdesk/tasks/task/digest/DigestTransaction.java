@@ -1,15 +1,14 @@
 package com.teamdesk.tasks.task.digest;
 
 import com.teamdesk.tasks.common.Jsons;
-import com.teamdesk.tasks.task.BackgroundTask;
-import com.teamdesk.tasks.task.JdbcTaskLedger;
-import com.teamdesk.tasks.task.Lease;
-import com.teamdesk.tasks.task.LeaseLost;
-import com.teamdesk.tasks.task.PausePoint;
-import com.teamdesk.tasks.task.PausePoints;
-import com.teamdesk.tasks.task.TaskRejected;
-import com.teamdesk.tasks.task.TaskRejected.Reason;
-import com.teamdesk.tasks.task.TaskScope;
+import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
+import com.teamdesk.tasks.task.spi.BackgroundTask;
+import com.teamdesk.tasks.task.spi.Lease;
+import com.teamdesk.tasks.task.spi.PausePoint;
+import com.teamdesk.tasks.task.spi.PausePoints;
+import com.teamdesk.tasks.task.spi.TaskRejected.Reason;
+import com.teamdesk.tasks.task.spi.TaskRejected;
+import com.teamdesk.tasks.task.spi.TaskScope;
 import com.teamdesk.tasks.team.JdbcTeamWrites;
 import com.teamdesk.tasks.team.JdbcTicketReader;
 import com.teamdesk.tasks.team.Role;
@@ -18,8 +17,8 @@ import com.teamdesk.tasks.team.TicketRow;
 import com.teamdesk.tasks.team.TicketStatus;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.transaction.Transactional;
 import jakarta.transaction.Transactional.TxType;
+import jakarta.transaction.Transactional;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -34,7 +33,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * as the reminder's (R14): under the team lock it reads the lease (early exit), checks the owner's right to
  * the scope, counts the open tickets in scope and names the oldest few, inserts the notification (unique per
  * task and recipient: a replay adds none), appends a system event {@value #EVENT_KIND}, and completes the
- * task through the ledger's fenced primitive. A lost lease throws {@link LeaseLost} out of the transaction,
+ * task through the ledger's fenced primitive. A lost lease throws {@code LeaseLost} out of the transaction,
  * so the container rolls back the notification and the event with it.
  */
 @ApplicationScoped

@@ -1,6 +1,6 @@
 package com.teamdesk.tasks.task.export;
 
-import com.teamdesk.tasks.task.Lease;
+import com.teamdesk.tasks.task.spi.Lease;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -176,8 +176,8 @@ final class ChunkedResult extends OutputStream {
      * @param summary   the result's summary for people
      * @param expiresAt when the CSV is gone (now + retention)
      * @param now       the completion's time (the clock's)
-     * @throws com.teamdesk.tasks.task.LeaseLost   when the lease no longer holds (nothing stored)
-     * @throws com.teamdesk.tasks.task.RunTimedOut past the run timeout (R26; nothing stored)
+     * @throws com.teamdesk.tasks.task.spi.LeaseLost   when the lease no longer holds (nothing stored)
+     * @throws com.teamdesk.tasks.task.spi.RunTimedOut past the run timeout (R26; nothing stored)
      * @throws IOException                         as {@link #finish()}
      */
     void complete(String summary, Instant expiresAt, Instant now) throws IOException {

@@ -1,10 +1,10 @@
 package com.teamdesk.tasks.task.live;
 
 import com.teamdesk.tasks.common.TooManyRequestsException;
-import com.teamdesk.tasks.task.BackgroundTask;
-import com.teamdesk.tasks.task.TaskMetrics;
-import com.teamdesk.tasks.task.TaskReads;
-import com.teamdesk.tasks.task.TaskReads.Versioned;
+import com.teamdesk.tasks.task.ledger.TaskReads.Versioned;
+import com.teamdesk.tasks.task.ledger.TaskReads;
+import com.teamdesk.tasks.task.observe.TaskMetrics;
+import com.teamdesk.tasks.task.spi.BackgroundTask;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;

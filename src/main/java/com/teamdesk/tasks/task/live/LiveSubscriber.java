@@ -1,7 +1,7 @@
 package com.teamdesk.tasks.task.live;
 
-import com.teamdesk.tasks.task.BackgroundTask;
-import com.teamdesk.tasks.task.TaskReads.Versioned;
+import com.teamdesk.tasks.task.ledger.TaskReads.Versioned;
+import com.teamdesk.tasks.task.spi.BackgroundTask;
 import java.util.UUID;
 
 /**

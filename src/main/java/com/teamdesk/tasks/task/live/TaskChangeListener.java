@@ -1,12 +1,12 @@
 package com.teamdesk.tasks.task.live;
 
 import com.teamdesk.tasks.common.Jsons;
-import com.teamdesk.tasks.task.BackgroundTask;
-import com.teamdesk.tasks.task.TaskReads;
-import com.teamdesk.tasks.task.TaskReads.Versioned;
-import com.teamdesk.tasks.task.TaskKind;
-import com.teamdesk.tasks.task.TaskScope;
-import com.teamdesk.tasks.task.TaskStatus;
+import com.teamdesk.tasks.task.ledger.TaskReads.Versioned;
+import com.teamdesk.tasks.task.ledger.TaskReads;
+import com.teamdesk.tasks.task.spi.BackgroundTask;
+import com.teamdesk.tasks.task.spi.TaskKind;
+import com.teamdesk.tasks.task.spi.TaskScope;
+import com.teamdesk.tasks.task.spi.TaskStatus;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;

@@ -1,24 +1,23 @@
 package com.teamdesk.tasks.task.reminder;
 
 import com.teamdesk.tasks.common.Jsons;
-import com.teamdesk.tasks.task.BackgroundTask;
-import com.teamdesk.tasks.task.JdbcTaskLedger;
-import com.teamdesk.tasks.task.Lease;
-import com.teamdesk.tasks.task.LeaseLost;
-import com.teamdesk.tasks.task.PausePoint;
-import com.teamdesk.tasks.task.PausePoints;
-import com.teamdesk.tasks.task.TaskRejected;
-import com.teamdesk.tasks.task.TaskRejected.Reason;
-import com.teamdesk.tasks.task.TaskScope;
-import com.teamdesk.tasks.team.JdbcTeamWrites;
+import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
+import com.teamdesk.tasks.task.spi.BackgroundTask;
+import com.teamdesk.tasks.task.spi.Lease;
+import com.teamdesk.tasks.task.spi.PausePoint;
+import com.teamdesk.tasks.task.spi.PausePoints;
+import com.teamdesk.tasks.task.spi.TaskRejected.Reason;
+import com.teamdesk.tasks.task.spi.TaskRejected;
+import com.teamdesk.tasks.task.spi.TaskScope;
 import com.teamdesk.tasks.team.JdbcTeamWrites.LockedTicket;
+import com.teamdesk.tasks.team.JdbcTeamWrites;
 import com.teamdesk.tasks.team.Role;
 import com.teamdesk.tasks.team.TeamAccess;
 import com.teamdesk.tasks.team.TicketStatus;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.transaction.Transactional;
 import jakarta.transaction.Transactional.TxType;
+import jakarta.transaction.Transactional;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
@@ -32,7 +31,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * the team's operations ({@link JdbcTeamWrites}, each joining this transaction) and keeps the
  * lease gate: under the team lock it inserts the notification(s) (unique per task and recipient),
  * bumps the ticket's {@code version}, appends a system event, and completes the task with a
- * lease-checked UPDATE. When that UPDATE does not match exactly one row, {@link LeaseLost} is
+ * lease-checked UPDATE. When that UPDATE does not match exactly one row, {@code LeaseLost} is
  * thrown OUT of the transaction so that the container rolls back all four writes: returning
  * normally would commit them. The lease read made earlier under the lock is only an early exit;
  * it never replaces the check at commit.
@@ -116,7 +115,7 @@ public class ReminderTransaction {
     }
 
     /**
-     * The lease-checked completion, inside the transaction. Throws {@link LeaseLost} on a count
+     * The lease-checked completion, inside the transaction. Throws {@code LeaseLost} on a count
      * other than 1 so the container rolls back (R14). Protected only so that a test can prove that
      * a variant which returns here instead would commit the side effects.
      */

@@ -1,7 +1,7 @@
 package com.teamdesk.tasks.task.schedule;
 
-import com.teamdesk.tasks.task.TaskKind;
-import com.teamdesk.tasks.task.TaskScope;
+import com.teamdesk.tasks.task.spi.TaskKind;
+import com.teamdesk.tasks.task.spi.TaskScope;
 import java.time.Instant;
 import java.util.UUID;
 

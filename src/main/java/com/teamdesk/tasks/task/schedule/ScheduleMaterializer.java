@@ -2,14 +2,14 @@ package com.teamdesk.tasks.task.schedule;
 
 import com.teamdesk.tasks.common.InvalidInputException;
 import com.teamdesk.tasks.common.Jsons;
-import com.teamdesk.tasks.task.JdbcTaskLedger;
-import com.teamdesk.tasks.task.TaskKinds;
+import com.teamdesk.tasks.task.engine.TaskKinds;
+import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
 import com.teamdesk.tasks.team.SystemEventService;
 import com.teamdesk.tasks.team.TeamAccess;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.transaction.Transactional;
 import jakarta.transaction.Transactional.TxType;
+import jakarta.transaction.Transactional;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -36,7 +36,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * knows, is disabled with the reason and a system event {@value #DISABLED_EVENT}.
  */
 @ApplicationScoped
-public class ScheduleMaterializer implements com.teamdesk.tasks.task.DueTaskSource {
+public class ScheduleMaterializer implements com.teamdesk.tasks.task.sweep.DueTaskSource {
     private static final Logger LOG = Logger.getLogger(ScheduleMaterializer.class.getName());
     /** System event of a schedule the system disabled. */
     public static final String DISABLED_EVENT = "schedule.disabled";

@@ -2,10 +2,10 @@ package com.teamdesk.tasks.task.schedule;
 
 import com.teamdesk.tasks.platform.Jdbc;
 import com.teamdesk.tasks.platform.SchemaMigration;
-import com.teamdesk.tasks.task.LedgerException;
-import com.teamdesk.tasks.task.TaskKind;
-import com.teamdesk.tasks.task.TaskScope;
-import com.teamdesk.tasks.task.TaskStatus;
+import com.teamdesk.tasks.task.ledger.LedgerException;
+import com.teamdesk.tasks.task.spi.TaskKind;
+import com.teamdesk.tasks.task.spi.TaskScope;
+import com.teamdesk.tasks.task.spi.TaskStatus;
 import com.teamdesk.tasks.team.KeysetCursor;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;

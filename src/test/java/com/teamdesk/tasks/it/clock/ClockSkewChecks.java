@@ -1,19 +1,15 @@
 package com.teamdesk.tasks.it.clock;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import com.teamdesk.tasks.it.support.Api;
 import com.teamdesk.tasks.it.support.Api.Reply;
+import com.teamdesk.tasks.it.support.Api;
 import com.teamdesk.tasks.it.support.Sweeps;
-import com.teamdesk.tasks.it.support.TestData;
 import com.teamdesk.tasks.it.support.TestData.TestTeam;
+import com.teamdesk.tasks.it.support.TestData;
 import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.it.support.Tokens;
 import com.teamdesk.tasks.platform.DatabaseClock;
 import com.teamdesk.tasks.platform.SystemTime;
-import com.teamdesk.tasks.task.TaskJobId;
+import com.teamdesk.tasks.task.spi.TaskJobId;
 import jakarta.inject.Inject;
 import java.net.URL;
 import java.sql.Timestamp;
@@ -26,6 +22,9 @@ import java.util.UUID;
 import org.jboss.arquillian.test.api.ArquillianResource;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Issue 28, R37: a server whose JVM clock is wrong by {@link #skew()} (a {@link SkewedSystemClock} in its

@@ -1,14 +1,11 @@
 package com.teamdesk.tasks.it.engine;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-
 import com.teamdesk.tasks.platform.SchemaMigration;
 import com.teamdesk.tasks.queue.Job;
-import com.teamdesk.tasks.task.BackgroundTask;
-import com.teamdesk.tasks.task.TaskJobId;
-import com.teamdesk.tasks.task.TaskStatus;
-import com.teamdesk.tasks.task.TaskWorker;
+import com.teamdesk.tasks.task.engine.TaskWorker;
+import com.teamdesk.tasks.task.spi.BackgroundTask;
+import com.teamdesk.tasks.task.spi.TaskJobId;
+import com.teamdesk.tasks.task.spi.TaskStatus;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -25,6 +22,8 @@ import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Future;
 import javax.sql.DataSource;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
  * In-server data and execution helpers for engine tests: every test makes its own team (random

@@ -1,29 +1,22 @@
 package com.teamdesk.tasks.it.engine;
 
-import static com.teamdesk.tasks.it.engine.EngineFixtures.job;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import com.teamdesk.tasks.common.InvalidInputException;
 import com.teamdesk.tasks.common.NotFoundException;
 import com.teamdesk.tasks.common.Page;
 import com.teamdesk.tasks.it.support.TaskRequests;
 import com.teamdesk.tasks.it.support.TestDeployments;
-import com.teamdesk.tasks.task.ExecutionOutcome;
-import com.teamdesk.tasks.task.JdbcTaskLedger;
-import com.teamdesk.tasks.task.PausePoint;
-import com.teamdesk.tasks.task.TaskExecution;
-import com.teamdesk.tasks.task.TaskProcessor;
-import com.teamdesk.tasks.task.TaskRejected;
-import com.teamdesk.tasks.task.TaskRuns;
-import com.teamdesk.tasks.task.TaskService;
-import com.teamdesk.tasks.task.TaskStatus;
 import com.teamdesk.tasks.task.admin.AdminService;
 import com.teamdesk.tasks.task.admin.AdminViews.AdminExecution;
 import com.teamdesk.tasks.task.admin.AdminViews.OutcomeCount;
+import com.teamdesk.tasks.task.engine.TaskProcessor;
+import com.teamdesk.tasks.task.ledger.ExecutionOutcome;
+import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
+import com.teamdesk.tasks.task.ledger.TaskExecution;
+import com.teamdesk.tasks.task.service.TaskRuns;
+import com.teamdesk.tasks.task.service.TaskService;
+import com.teamdesk.tasks.task.spi.PausePoint;
+import com.teamdesk.tasks.task.spi.TaskRejected;
+import com.teamdesk.tasks.task.spi.TaskStatus;
 import com.teamdesk.tasks.team.SystemEventRow;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
@@ -47,6 +40,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import static com.teamdesk.tasks.it.engine.EngineFixtures.job;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * R43 (issue 32): the execution history, written by the claim and end statements themselves (V13's trigger),
@@ -267,7 +266,7 @@ class ExecutionHistoryIT {
         // issue 32: the timeline's actions: who retried, into which run
         List<SystemEventRow> actions = tasks.actions(team.staff(), task, null, null).items();
         assertEquals(1, actions.size(), actions.toString());
-        assertEquals(TaskRuns.RETRIED_EVENT, actions.get(0).kind());
+        assertEquals(TaskService.RETRIED_EVENT, actions.get(0).kind());
         assertEquals(team.staff(), actions.get(0).actorId());
         assertTrue(actions.get(0).payloadJson().replace(" ", "").contains("\"run\":1"), actions.get(0).payloadJson());
         assertThrows(NotFoundException.class, () -> tasks.actions(team.customer(), task, null, null));
@@ -287,7 +286,7 @@ class ExecutionHistoryIT {
         assertEquals(1, h.size());
         assertEnded(h.get(0), 0, 1, ExecutionOutcome.CANCELLED, TaskRuns.CANCELLED_MESSAGE);
         List<SystemEventRow> actions = tasks.actions(team.staff(), task, null, null).items();
-        assertEquals(List.of(TaskRuns.CANCELLED_EVENT), actions.stream().map(SystemEventRow::kind).toList());
+        assertEquals(List.of(TaskService.CANCELLED_EVENT), actions.stream().map(SystemEventRow::kind).toList());
         assertEquals(team.staff(), actions.get(0).actorId());
         assertThrows(NotFoundException.class, () -> tasks.actions(team.outsider(), task, null, null));
     }

@@ -1,29 +1,20 @@
 package com.teamdesk.tasks.it.engine;
 
-import com.teamdesk.tasks.it.support.TaskRequests;
-import static com.teamdesk.tasks.it.engine.EngineFixtures.job;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import com.teamdesk.tasks.common.ConflictException;
 import com.teamdesk.tasks.common.ForbiddenException;
 import com.teamdesk.tasks.common.NotFoundException;
+import com.teamdesk.tasks.it.support.TaskRequests;
 import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.queue.UnrecoverableJobException;
-import com.teamdesk.tasks.task.BackgroundTask;
-import com.teamdesk.tasks.task.JdbcTaskLedger;
+import com.teamdesk.tasks.task.engine.TaskProcessor;
 import com.teamdesk.tasks.task.export.ExportResultStore;
-import com.teamdesk.tasks.task.PausePoint;
-import com.teamdesk.tasks.task.TaskProcessor;
-import com.teamdesk.tasks.task.TaskRejected;
-import com.teamdesk.tasks.task.TaskRuns;
-import com.teamdesk.tasks.task.TaskService;
-import com.teamdesk.tasks.task.TaskStatus;
+import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
+import com.teamdesk.tasks.task.service.TaskRuns;
+import com.teamdesk.tasks.task.service.TaskService;
+import com.teamdesk.tasks.task.spi.BackgroundTask;
+import com.teamdesk.tasks.task.spi.PausePoint;
+import com.teamdesk.tasks.task.spi.TaskRejected;
+import com.teamdesk.tasks.task.spi.TaskStatus;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
 import java.io.ByteArrayOutputStream;
@@ -43,6 +34,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import static com.teamdesk.tasks.it.engine.EngineFixtures.job;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * T1 and the export half of T2, plus R9-R12 and R15-R17 on the service layer, in the server against

@@ -1,31 +1,27 @@
 package com.teamdesk.tasks.it.engine;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import com.teamdesk.tasks.it.support.Api;
 import com.teamdesk.tasks.it.support.Poll;
-import com.teamdesk.tasks.it.support.Tokens;
 import com.teamdesk.tasks.it.support.Sweeps;
 import com.teamdesk.tasks.it.support.TaskRequests;
 import com.teamdesk.tasks.it.support.TestDeployments;
+import com.teamdesk.tasks.it.support.Tokens;
 import com.teamdesk.tasks.platform.RedisResources;
 import com.teamdesk.tasks.queue.GroupInfo;
 import com.teamdesk.tasks.queue.JobRecord;
 import com.teamdesk.tasks.queue.JobState;
 import com.teamdesk.tasks.queue.Queue;
-import com.teamdesk.tasks.task.JdbcTaskLedger;
-import com.teamdesk.tasks.task.NewTaskRequest;
-import com.teamdesk.tasks.task.PausePoint;
-import com.teamdesk.tasks.task.TaskService;
-import com.teamdesk.tasks.task.TaskJobId;
-import com.teamdesk.tasks.task.TaskKind;
-import com.teamdesk.tasks.task.TaskRuns;
-import com.teamdesk.tasks.task.TaskStatus;
-import com.teamdesk.tasks.task.TeamQueueLimits;
-import jakarta.inject.Inject;
+import com.teamdesk.tasks.task.fairshare.TeamQueueLimits;
+import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
+import com.teamdesk.tasks.task.service.TaskRuns;
+import com.teamdesk.tasks.task.service.TaskService;
+import com.teamdesk.tasks.task.spi.NewTaskRequest;
+import com.teamdesk.tasks.task.spi.PausePoint;
+import com.teamdesk.tasks.task.spi.TaskJobId;
+import com.teamdesk.tasks.task.spi.TaskKind;
+import com.teamdesk.tasks.task.spi.TaskStatus;
 import com.teamdesk.tasks.web.TaskJson;
+import jakarta.inject.Inject;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
@@ -48,6 +44,9 @@ import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Issue 30 on the production path: the deployed {@code TaskWorker}'s slots, on its own threads, take the

@@ -1,10 +1,10 @@
 package com.teamdesk.tasks.it.engine;
 
 import com.teamdesk.tasks.platform.SchemaMigration;
-import com.teamdesk.tasks.task.BackgroundCpu;
-import com.teamdesk.tasks.task.Lease;
-import com.teamdesk.tasks.task.PausePoint;
-import com.teamdesk.tasks.task.PausePoints;
+import com.teamdesk.tasks.task.fairshare.BackgroundCpu;
+import com.teamdesk.tasks.task.spi.Lease;
+import com.teamdesk.tasks.task.spi.PausePoint;
+import com.teamdesk.tasks.task.spi.PausePoints;
 import jakarta.annotation.Priority;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;

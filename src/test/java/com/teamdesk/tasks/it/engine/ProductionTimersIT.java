@@ -1,15 +1,11 @@
 package com.teamdesk.tasks.it.engine;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import com.teamdesk.tasks.it.support.Poll;
 import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.platform.EnlistmentGuard;
 import com.teamdesk.tasks.platform.TxSite;
-import com.teamdesk.tasks.task.TaskTimers;
-import com.teamdesk.tasks.task.TaskTimers.SweepStatus;
+import com.teamdesk.tasks.task.sweep.SweepStatus;
+import com.teamdesk.tasks.task.sweep.TaskTimers;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.Map;
@@ -19,6 +15,9 @@ import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The production EJB timers' transactions (issue 10), observed from outside: the deployed

@@ -1,30 +1,23 @@
 package com.teamdesk.tasks.it.engine;
 
-import com.teamdesk.tasks.it.support.TaskRequests;
-import static com.teamdesk.tasks.it.engine.GatedPausePoints.ANY_TASK;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
+import com.teamdesk.tasks.it.support.Poll;
 import com.teamdesk.tasks.it.support.Sweeps;
+import com.teamdesk.tasks.it.support.TaskRequests;
+import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.platform.EnlistmentGuard;
 import com.teamdesk.tasks.platform.Transactions;
 import com.teamdesk.tasks.platform.TxSite;
-import com.teamdesk.tasks.it.support.Poll;
-import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.queue.JobState;
 import com.teamdesk.tasks.queue.Queue;
-import com.teamdesk.tasks.task.BackgroundTask;
-import com.teamdesk.tasks.task.JdbcTaskLedger;
-import com.teamdesk.tasks.task.Lease;
-import com.teamdesk.tasks.task.PausePoint;
-import com.teamdesk.tasks.task.TaskJobId;
-import com.teamdesk.tasks.task.TaskProcessor;
-import com.teamdesk.tasks.task.TaskService;
-import com.teamdesk.tasks.task.TaskStatus;
-import com.teamdesk.tasks.task.TaskWorker;
+import com.teamdesk.tasks.task.engine.TaskProcessor;
+import com.teamdesk.tasks.task.engine.TaskWorker;
+import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
+import com.teamdesk.tasks.task.service.TaskService;
+import com.teamdesk.tasks.task.spi.BackgroundTask;
+import com.teamdesk.tasks.task.spi.Lease;
+import com.teamdesk.tasks.task.spi.PausePoint;
+import com.teamdesk.tasks.task.spi.TaskJobId;
+import com.teamdesk.tasks.task.spi.TaskStatus;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
@@ -39,6 +32,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import static com.teamdesk.tasks.it.engine.GatedPausePoints.ANY_TASK;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * R14 on the production path (issue 10): the deployed server's own {@code TaskWorker} fetches the

@@ -1,7 +1,7 @@
 package com.teamdesk.tasks.it.engine;
 
 import com.teamdesk.tasks.queue.Job;
-import com.teamdesk.tasks.task.TaskJobId;
+import com.teamdesk.tasks.task.spi.TaskJobId;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.IntPredicate;

@@ -1,8 +1,8 @@
 package com.teamdesk.tasks.it.engine;
 
 import com.teamdesk.tasks.platform.SchemaMigration;
-import com.teamdesk.tasks.task.Lease;
 import com.teamdesk.tasks.task.reminder.ReminderTransaction;
+import com.teamdesk.tasks.task.spi.Lease;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Typed;

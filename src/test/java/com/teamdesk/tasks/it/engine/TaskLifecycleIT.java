@@ -1,33 +1,26 @@
 package com.teamdesk.tasks.it.engine;
 
-import com.teamdesk.tasks.it.support.TaskRequests;
-import static com.teamdesk.tasks.it.engine.GatedPausePoints.ANY_TASK;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import com.teamdesk.tasks.it.TestClock;
-import com.teamdesk.tasks.it.support.Api;
 import com.teamdesk.tasks.it.support.Api.Reply;
-import com.teamdesk.tasks.it.support.Sweeps;
+import com.teamdesk.tasks.it.support.Api;
 import com.teamdesk.tasks.it.support.Poll;
+import com.teamdesk.tasks.it.support.Sweeps;
+import com.teamdesk.tasks.it.support.TaskRequests;
 import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.it.support.Tokens;
 import com.teamdesk.tasks.queue.JobRecord;
 import com.teamdesk.tasks.queue.JobState;
 import com.teamdesk.tasks.queue.Queue;
-import com.teamdesk.tasks.task.BackgroundTask;
-import com.teamdesk.tasks.task.ExecutionOutcome;
-import com.teamdesk.tasks.task.TaskExecution;
-import com.teamdesk.tasks.task.JdbcTaskLedger;
-import com.teamdesk.tasks.task.PausePoint;
-import com.teamdesk.tasks.task.TaskJobId;
-import com.teamdesk.tasks.task.TaskRuns;
-import com.teamdesk.tasks.task.TaskService;
-import com.teamdesk.tasks.task.TaskStatus;
+import com.teamdesk.tasks.task.ledger.ExecutionOutcome;
+import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
+import com.teamdesk.tasks.task.ledger.TaskExecution;
 import com.teamdesk.tasks.task.reminder.TicketReminderCancellation;
+import com.teamdesk.tasks.task.service.TaskRuns;
+import com.teamdesk.tasks.task.service.TaskService;
+import com.teamdesk.tasks.task.spi.BackgroundTask;
+import com.teamdesk.tasks.task.spi.PausePoint;
+import com.teamdesk.tasks.task.spi.TaskJobId;
+import com.teamdesk.tasks.task.spi.TaskStatus;
 import jakarta.inject.Inject;
 import java.net.URL;
 import java.time.Clock;
@@ -52,6 +45,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import static com.teamdesk.tasks.it.engine.GatedPausePoints.ANY_TASK;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Issue 13 on the production path: the deployed server's own {@code TaskWorker} fetches every job

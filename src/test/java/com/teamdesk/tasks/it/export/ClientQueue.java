@@ -4,9 +4,9 @@ import com.teamdesk.tasks.queue.AddResult;
 import com.teamdesk.tasks.queue.Backoff;
 import com.teamdesk.tasks.queue.JobOptions;
 import com.teamdesk.tasks.queue.Queue;
-import com.teamdesk.tasks.queue.Retention;
-import com.teamdesk.tasks.task.TaskJobId;
 import com.teamdesk.tasks.queue.RedisClients;
+import com.teamdesk.tasks.queue.Retention;
+import com.teamdesk.tasks.task.spi.TaskJobId;
 import java.util.UUID;
 import redis.clients.jedis.UnifiedJedis;
 

@@ -1,22 +1,13 @@
 package com.teamdesk.tasks.it.export;
 
 import com.teamdesk.tasks.it.TestClock;
-
-import com.teamdesk.tasks.it.support.TaskRequests;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import com.teamdesk.tasks.it.engine.RecordingJob;
-import com.teamdesk.tasks.it.support.Api;
 import com.teamdesk.tasks.it.support.Api.Reply;
-import com.teamdesk.tasks.it.support.TestData;
-import com.teamdesk.tasks.it.support.TestData.TestTeam;
+import com.teamdesk.tasks.it.support.Api;
 import com.teamdesk.tasks.it.support.Sweeps;
+import com.teamdesk.tasks.it.support.TaskRequests;
+import com.teamdesk.tasks.it.support.TestData.TestTeam;
+import com.teamdesk.tasks.it.support.TestData;
 import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.it.support.Tokens;
 import com.teamdesk.tasks.platform.RedisResources;
@@ -28,17 +19,15 @@ import com.teamdesk.tasks.queue.Queue;
 import com.teamdesk.tasks.queue.UnrecoverableJobException;
 import com.teamdesk.tasks.queue.Worker;
 import com.teamdesk.tasks.queue.WorkerOptions;
-import com.teamdesk.tasks.task.BackgroundTask;
-import com.teamdesk.tasks.task.FailureCause;
-import com.teamdesk.tasks.task.JdbcTaskLedger;
-import com.teamdesk.tasks.task.Lease;
-import com.teamdesk.tasks.task.LeaseLost;
-import com.teamdesk.tasks.task.TaskDispatcher;
-import com.teamdesk.tasks.task.TaskJobId;
-import com.teamdesk.tasks.task.TaskRecovery;
-import com.teamdesk.tasks.task.TaskProcessor;
-import com.teamdesk.tasks.task.TaskService;
-import com.teamdesk.tasks.task.TaskStatus;
+import com.teamdesk.tasks.task.engine.FailureCause;
+import com.teamdesk.tasks.task.engine.TaskProcessor;
+import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
+import com.teamdesk.tasks.task.service.TaskService;
+import com.teamdesk.tasks.task.spi.BackgroundTask;
+import com.teamdesk.tasks.task.spi.Lease;
+import com.teamdesk.tasks.task.spi.LeaseLost;
+import com.teamdesk.tasks.task.spi.TaskJobId;
+import com.teamdesk.tasks.task.spi.TaskStatus;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.inject.Inject;
 import jakarta.json.JsonObject;
@@ -69,12 +58,19 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The dispatch, recovery, reconciliation and purge sweeps (R18-R20, R13) in the server, against
  * real PostgreSQL and this deployment's own Redis queue. The worker and the timers are off: every
- * sweep runs because the test calls the timer's body ({@link TaskDispatcher#dispatchDue},
- * {@link TaskRecovery}), on container-managed threads where two must run at once.
+ * sweep runs because the test calls the timer's body ({@code TaskDispatcher#dispatchDue},
+ * {@code TaskRecovery}), on container-managed threads where two must run at once.
  *
  * <h2>Living on a shared database</h2>
  * The sweeps are server-wide by design (no team filter), and other servers with timers on may run

@@ -1,19 +1,13 @@
 package com.teamdesk.tasks.it.lifecycle;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import com.teamdesk.tasks.it.export.ClientQueue;
 import com.teamdesk.tasks.it.export.RowLock;
 import com.teamdesk.tasks.it.support.TestData.TestTeam;
 import com.teamdesk.tasks.queue.AddResult;
 import com.teamdesk.tasks.queue.JobRecord;
 import com.teamdesk.tasks.queue.JobState;
-import com.teamdesk.tasks.task.TaskDispatcher;
-import com.teamdesk.tasks.task.TaskJobId;
+import com.teamdesk.tasks.task.engine.TaskDispatcher;
+import com.teamdesk.tasks.task.spi.TaskJobId;
 import com.teamdesk.tasks.testing.RedisPrefixCleanup;
 import jakarta.json.JsonObject;
 import java.time.Duration;
@@ -28,6 +22,11 @@ import java.util.UUID;
 import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * T4 and R22 on a real server process (not Arquillian): the production WAR in {@code java -jar

@@ -1,14 +1,11 @@
 package com.teamdesk.tasks.it.lifecycle;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import com.teamdesk.tasks.it.export.ClientQueue;
 import com.teamdesk.tasks.it.support.TestData.TestTeam;
 import com.teamdesk.tasks.it.support.Tokens;
 import com.teamdesk.tasks.queue.JobState;
 import com.teamdesk.tasks.queue.QueueKeys;
-import com.teamdesk.tasks.task.TaskJobId;
+import com.teamdesk.tasks.task.spi.TaskJobId;
 import com.teamdesk.tasks.testing.LocalRedisCluster;
 import jakarta.json.JsonObject;
 import java.net.http.HttpResponse;
@@ -23,6 +20,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Issue 17 end to end: the production WAR in a real Payara Micro process whose {@code teamdesk.redis.url}

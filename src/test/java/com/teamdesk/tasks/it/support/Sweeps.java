@@ -2,10 +2,10 @@ package com.teamdesk.tasks.it.support;
 
 import com.teamdesk.tasks.platform.Transactions;
 import com.teamdesk.tasks.platform.TxSite;
-import com.teamdesk.tasks.task.IdempotencyKeys;
-import com.teamdesk.tasks.task.TaskDispatcher;
-import com.teamdesk.tasks.task.TaskJobId;
-import com.teamdesk.tasks.task.TaskRecovery;
+import com.teamdesk.tasks.task.engine.TaskDispatcher;
+import com.teamdesk.tasks.task.idempotency.IdempotencyKeys;
+import com.teamdesk.tasks.task.spi.TaskJobId;
+import com.teamdesk.tasks.task.sweep.TaskRecovery;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Clock;

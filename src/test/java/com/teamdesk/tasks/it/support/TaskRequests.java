@@ -1,6 +1,6 @@
 package com.teamdesk.tasks.it.support;
 
-import com.teamdesk.tasks.task.NewTaskRequest;
+import com.teamdesk.tasks.task.spi.NewTaskRequest;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;

@@ -2,7 +2,7 @@ package com.teamdesk.tasks.it.worker;
 
 import com.teamdesk.tasks.it.engine.EngineFixtures;
 import com.teamdesk.tasks.queue.WorkerListener;
-import com.teamdesk.tasks.task.TaskJobId;
+import com.teamdesk.tasks.task.spi.TaskJobId;
 
 /**
  * TEST-ONLY. The bug R21 forbids, re-created so that {@code RealWorkerIT} can prove it catches it: a

@@ -1,25 +1,11 @@
 package com.teamdesk.tasks.it.worker;
 
-import com.teamdesk.tasks.it.support.TaskRequests;
-import static com.teamdesk.tasks.it.worker.WorkerEvents.Kind.COMPLETED;
-import static com.teamdesk.tasks.it.worker.WorkerEvents.Kind.FAILED;
-import static com.teamdesk.tasks.it.worker.WorkerEvents.Kind.RETURNED;
-import static com.teamdesk.tasks.it.worker.WorkerEvents.Kind.STALLED;
-import static com.teamdesk.tasks.it.worker.WorkerEvents.Kind.STARTED;
-import static com.teamdesk.tasks.it.worker.WorkerEvents.Kind.THREW;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import com.teamdesk.tasks.it.engine.EngineFixtures;
-import com.teamdesk.tasks.it.engine.GatedPausePoints;
 import com.teamdesk.tasks.it.engine.GatedPausePoints.Gate;
+import com.teamdesk.tasks.it.engine.GatedPausePoints;
 import com.teamdesk.tasks.it.engine.RecordingJob;
 import com.teamdesk.tasks.it.support.Sweeps;
+import com.teamdesk.tasks.it.support.TaskRequests;
 import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.it.worker.WorkerEvents.Event;
 import com.teamdesk.tasks.it.worker.WorkerEvents.Kind;
@@ -29,22 +15,21 @@ import com.teamdesk.tasks.queue.Queue;
 import com.teamdesk.tasks.queue.Worker;
 import com.teamdesk.tasks.queue.WorkerListener;
 import com.teamdesk.tasks.queue.WorkerOptions;
-import com.teamdesk.tasks.task.BackgroundTask;
-import com.teamdesk.tasks.task.JdbcTaskLedger;
+import com.teamdesk.tasks.task.engine.RetryPolicy;
+import com.teamdesk.tasks.task.engine.TaskDispatcher;
+import com.teamdesk.tasks.task.engine.TaskProcessor;
+import com.teamdesk.tasks.task.engine.TaskQueueListener;
 import com.teamdesk.tasks.task.export.ExportResultStore;
-import com.teamdesk.tasks.task.Lease;
-import com.teamdesk.tasks.task.PausePoint;
-import com.teamdesk.tasks.task.RetryPolicy;
-import com.teamdesk.tasks.task.TaskDispatcher;
-import com.teamdesk.tasks.task.TaskJobId;
-import com.teamdesk.tasks.task.TaskRecovery;
-import com.teamdesk.tasks.task.TaskKind;
-import com.teamdesk.tasks.task.TaskProcessor;
-import com.teamdesk.tasks.task.TaskQueueListener;
-import com.teamdesk.tasks.task.TaskRejected;
-import com.teamdesk.tasks.task.TaskScope;
-import com.teamdesk.tasks.task.TaskService;
-import com.teamdesk.tasks.task.TaskStatus;
+import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
+import com.teamdesk.tasks.task.service.TaskService;
+import com.teamdesk.tasks.task.spi.BackgroundTask;
+import com.teamdesk.tasks.task.spi.Lease;
+import com.teamdesk.tasks.task.spi.PausePoint;
+import com.teamdesk.tasks.task.spi.TaskJobId;
+import com.teamdesk.tasks.task.spi.TaskKind;
+import com.teamdesk.tasks.task.spi.TaskRejected;
+import com.teamdesk.tasks.task.spi.TaskScope;
+import com.teamdesk.tasks.task.spi.TaskStatus;
 import com.teamdesk.tasks.team.TicketFilter;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
@@ -63,6 +48,19 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import static com.teamdesk.tasks.it.worker.WorkerEvents.Kind.COMPLETED;
+import static com.teamdesk.tasks.it.worker.WorkerEvents.Kind.FAILED;
+import static com.teamdesk.tasks.it.worker.WorkerEvents.Kind.RETURNED;
+import static com.teamdesk.tasks.it.worker.WorkerEvents.Kind.STALLED;
+import static com.teamdesk.tasks.it.worker.WorkerEvents.Kind.STARTED;
+import static com.teamdesk.tasks.it.worker.WorkerEvents.Kind.THREW;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * T3 (R6, R7, R9-R12, R19-R21): the engine with REAL queue workers, in the server, against the real
@@ -70,7 +68,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * {@link TaskProcessor} with the production {@link TaskQueueListener}, on the production queue
  * ({@code RedisResources}: same client, prefix and queue as the production dispatcher), on threads of the
  * container's {@code ManagedThreadFactory}. Nothing is hand-emitted: every {@code stalled}, {@code failed}
- * and {@code completed} comes from a worker, and the sweeps are the real {@link TaskRecovery#recoverStalled}
+ * and {@code completed} comes from a worker, and the sweeps are the real {@code TaskRecovery#recoverStalled}
  * and {@link TaskDispatcher#dispatchDue} (the server's own worker and timers are off in this deployment, so
  * nothing else moves the rows or the queue).
  *

@@ -5,7 +5,7 @@ import com.teamdesk.tasks.queue.JobProcessor;
 import com.teamdesk.tasks.queue.Worker;
 import com.teamdesk.tasks.queue.WorkerListener;
 import com.teamdesk.tasks.queue.WorkerOptions;
-import com.teamdesk.tasks.task.BackgroundTask;
+import com.teamdesk.tasks.task.spi.BackgroundTask;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

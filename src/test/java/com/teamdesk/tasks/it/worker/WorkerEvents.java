@@ -2,7 +2,7 @@ package com.teamdesk.tasks.it.worker;
 
 import com.teamdesk.tasks.queue.JobProcessor;
 import com.teamdesk.tasks.queue.WorkerListener;
-import com.teamdesk.tasks.task.BackgroundTask;
+import com.teamdesk.tasks.task.spi.BackgroundTask;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

@@ -2,10 +2,10 @@ package com.teamdesk.tasks.it.worker;
 
 import com.teamdesk.tasks.platform.RedisResources;
 import com.teamdesk.tasks.queue.WorkerOptions;
-import com.teamdesk.tasks.task.JdbcTaskLedger;
-import com.teamdesk.tasks.task.TaskJobId;
-import com.teamdesk.tasks.task.TaskProcessor;
-import com.teamdesk.tasks.task.TaskWorker;
+import com.teamdesk.tasks.task.engine.TaskProcessor;
+import com.teamdesk.tasks.task.engine.TaskWorker;
+import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
+import com.teamdesk.tasks.task.spi.TaskJobId;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 

@@ -3,8 +3,8 @@
  * PostgreSQL and Redis (rules R6, R7, R9-R12, R19-R21).
  *
  * <p>{@link com.teamdesk.tasks.it.worker.RealWorkerIT} builds its own {@link com.teamdesk.tasks.queue.Worker}
- * instances (A and B) with the production {@link com.teamdesk.tasks.task.TaskProcessor} bean and the
- * production {@link com.teamdesk.tasks.task.TaskQueueListener}, on the same Redis prefix and queue as the
+ * instances (A and B) with the production {@link com.teamdesk.tasks.task.engine.TaskProcessor} bean and the
+ * production {@link com.teamdesk.tasks.task.engine.TaskQueueListener}, on the same Redis prefix and queue as the
  * production dispatcher ({@link com.teamdesk.tasks.platform.RedisResources}), on threads of the
  * container's {@code ManagedThreadFactory} (like {@code TaskWorker}). The server's own worker and the EJB
  * timers are switched off for this deployment; the tests call the real sweeps

@@ -1,12 +1,9 @@
 package com.teamdesk.tasks.task.admin;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import com.teamdesk.tasks.task.ExecutionOutcome;
 import com.teamdesk.tasks.task.admin.AdminViews.AdminExecution;
 import com.teamdesk.tasks.task.admin.AdminViews.OutcomeCount;
 import com.teamdesk.tasks.task.admin.JdbcTaskAdmin.ExecutionFilter;
+import com.teamdesk.tasks.task.ledger.ExecutionOutcome;
 import com.teamdesk.tasks.testing.MigrationSchema;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -16,6 +13,8 @@ import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Migration V16 (issue 32, R43/R44): the end of an execution writes no indexed column of the history, so it can

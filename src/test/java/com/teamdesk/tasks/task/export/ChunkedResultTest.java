@@ -1,12 +1,7 @@
 package com.teamdesk.tasks.task.export;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import com.teamdesk.tasks.task.Lease;
-import com.teamdesk.tasks.task.LeaseLost;
+import com.teamdesk.tasks.task.spi.Lease;
+import com.teamdesk.tasks.task.spi.LeaseLost;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -23,6 +18,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * How {@link ChunkedResult} hands its chunks to the ledger (issue 16): every chunk but the last is stored

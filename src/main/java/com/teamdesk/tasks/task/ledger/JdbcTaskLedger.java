@@ -1,0 +1,508 @@
+package com.teamdesk.tasks.task.ledger;
+
+import com.teamdesk.tasks.platform.Jdbc;
+import com.teamdesk.tasks.platform.SchemaMigration;
+import com.teamdesk.tasks.task.ledger.RunTimeouts;
+import com.teamdesk.tasks.task.spi.ExecutionLedger;
+import com.teamdesk.tasks.task.spi.BackgroundTask;
+import com.teamdesk.tasks.task.spi.Lease;
+import com.teamdesk.tasks.task.spi.LeaseLost;
+import com.teamdesk.tasks.task.spi.TaskJobId;
+import com.teamdesk.tasks.task.spi.TaskKind;
+import com.teamdesk.tasks.task.spi.TaskScope;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.transaction.Transactional.TxType;
+import jakarta.transaction.Transactional;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/**
+ * The task ledger on PostgreSQL through JDBC. Every state change is ONE conditional statement
+ * whose row count is checked: 0 means the lease or the state moved on (R8), more than 1 is a bug
+ * and throws {@link IllegalStateException}. Methods join the caller's JTA transaction when there
+ * is one (begun by {@link com.teamdesk.tasks.platform.Transactions}) and otherwise run their one
+ * statement on its own (auto-commit); {@link #updateUnderLease} must run inside the caller's
+ * transaction ({@code MANDATORY}). It knows no kind: a kind's own storage and completion statements live
+ * in its package and are fenced by {@link Fencing} or {@link #updateUnderLease}. No method begins a transaction: a CDI-begun one would enlist
+ * nothing on the worker's threads (docs/platform.md). Times are passed in from the caller's {@link java.time.Clock}.
+ * SQL errors surface as {@link LedgerException}.
+ *
+ * <p>Over 300 lines: one method per transition, each its one conditional statement and its rule; the
+ * claim exists alone and combined (issue 16), and both forms must stay side by side to stay one transition.
+ */
+@ApplicationScoped
+public class JdbcTaskLedger implements ExecutionLedger {
+
+    private static final String COLUMNS = TaskRows.COLUMNS;
+
+    /** The lease check of every write of an execution (R8): {@link Fencing#LEASE_CONDITION}. */
+    private static final String LEASE = Fencing.LEASE_CONDITION;
+
+    @Resource(lookup = SchemaMigration.DATASOURCE)
+    DataSource dataSource;
+
+    @Inject
+    RunTimeouts timeouts;
+
+    /**
+     * A new task as created by {@code TaskService}: WAITING, run 0, one INSERT that returns the row.
+     * When {@code dispatched}, the row is marked handed to the queue at {@code now} in the same
+     * statement (R18); the caller adds the queue job after its transaction committed, so a worker never
+     * finds a job whose row it cannot yet see or must wait to lock (issue 16).
+     *
+     * @param paramsJson the kind's parameters ({@code TaskKindHandler#store}), into column {@code filters}
+     * @return the row as inserted
+     */
+    public BackgroundTask insert(UUID id, TaskKind kind, UUID teamId, UUID ownerId, TaskScope scope, String paramsJson,
+            Instant runAt, Instant now, boolean dispatched) {
+        return insert(id, kind, teamId, ownerId, scope, paramsJson, runAt, now, dispatched, null);
+    }
+
+    /**
+     * A new task as {@link #insert(UUID, TaskKind, UUID, UUID, TaskScope, String, Instant, Instant, boolean)}, with the
+     * W3C {@code traceparent} of the creating request stored in the same INSERT (R45).
+     *
+     * @param traceParent the creating request's trace context, or null (tracing off: {@code TaskTracing#currentTraceParent})
+     * @return the row as inserted
+     */
+    public BackgroundTask insert(UUID id, TaskKind kind, UUID teamId, UUID ownerId, TaskScope scope, String paramsJson,
+            Instant runAt, Instant now, boolean dispatched, String traceParent) {
+        return queryOne("INSERT INTO background_task (id, kind, team_id, owner_id, scope, filters, status, run, attempts,"
+                + " progress, dispatched_at, run_at, created_at, updated_at, trace_parent) VALUES (?, ?, ?, ?, ?, ?::jsonb,"
+                + " 'WAITING', 0, 0, 0, ?, ?, ?, ?, ?) RETURNING " + COLUMNS, id, kind.name(), teamId, ownerId, scope.name(),
+                paramsJson, dispatched ? now : null, runAt, now, now, traceParent)
+                .orElseThrow(() -> new IllegalStateException("INSERT … RETURNING returned no row"));
+    }
+
+    /** A new task, not marked dispatched: {@link #insert(UUID, TaskKind, UUID, UUID, TaskScope, String, Instant, Instant, boolean)}. */
+    public BackgroundTask insert(UUID id, TaskKind kind, UUID teamId, UUID ownerId, TaskScope scope, String paramsJson,
+            Instant runAt, Instant now) {
+        return insert(id, kind, teamId, ownerId, scope, paramsJson, runAt, now, false);
+    }
+
+    /**
+     * Issue 31 (R41): inserts an occurrence of a schedule, WAITING and not dispatched (the dispatch sweep hands it
+     * to the queue), unless the schedule already has a task for that slot: {@code (schedule_id, slot_at)} is
+     * unique, so two instances, a restart or a sweep run twice make one task per slot. One statement, in the
+     * caller's transaction (the one that advances the schedule).
+     *
+     * @param slotAt the slot, or null for a "run now" (never a duplicate)
+     * @return the row as inserted, or empty when the slot had its task already
+     */
+    public Optional<BackgroundTask> insertOccurrence(UUID id, TaskKind kind, UUID teamId, UUID ownerId, TaskScope scope,
+            String paramsJson, UUID scheduleId, Instant slotAt, Instant now) {
+        return queryOne("INSERT INTO background_task (id, kind, team_id, owner_id, scope, filters, status, run, attempts,"
+                + " progress, run_at, created_at, updated_at, schedule_id, slot_at) VALUES (?, ?, ?, ?, ?, ?::jsonb,"
+                + " 'WAITING', 0, 0, 0, ?, ?, ?, ?, ?) ON CONFLICT (schedule_id, slot_at) WHERE slot_at IS NOT NULL"
+                + " DO NOTHING RETURNING " + COLUMNS, id, kind.name(), teamId, ownerId, scope.name(), paramsJson, now, now,
+                now, scheduleId, slotAt);
+    }
+
+    /**
+     * R18: takes back the dispatch mark of a run whose queue job could not be added after its creating
+     * transaction committed, so that the dispatch sweep adds it; only while the run still waits with
+     * exactly that mark. One statement.
+     *
+     * @return true when the mark was cleared
+     */
+    public boolean undispatch(TaskJobId job, Instant dispatchedAt) {
+        return update("UPDATE background_task SET dispatched_at = NULL WHERE id = ? AND run = ? AND status = 'WAITING'"
+                + " AND dispatched_at = ?", -1, "undispatch", job.taskId(), job.run(), dispatchedAt) == 1;
+    }
+
+    /** @return the row, or empty when no task has this id */
+    public Optional<BackgroundTask> find(UUID id) {
+        return queryOne("SELECT " + COLUMNS + " FROM background_task WHERE id = ?", id);
+    }
+
+    /** {@link Fencing#ASYNC_COMMIT}: claims commit asynchronously. */
+    private static final String ASYNC_COMMIT = Fencing.ASYNC_COMMIT;
+
+    /**
+     * R7 claim: one conditional UPDATE on (id, run, status WAITING or RUNNING) that sets RUNNING, a
+     * fresh fencing token, {@code attempts = attemptsMade + 1} and progress 0. It may replace the
+     * token of a RUNNING row: that is how a new execution takes over from a stalled one. Commits on its
+     * own, asynchronously (see {@code ASYNC_COMMIT}); called where no JTA transaction is active.
+     *
+     * @param attemptsMade the queue's attemptsMade before this execution (R3)
+     * @return the claimed row and its lease, whose deadline is {@code now} + the kind's run timeout
+     *         (R26); empty when 0 rows matched (an old run's message, or a
+     *         finished task), in which case the execution must return quietly
+     */
+    public Optional<Claim> claim(UUID taskId, int run, int attemptsMade, Instant now) {
+        return claim(taskId, run, attemptsMade, null, now);
+    }
+
+    /**
+     * R7 claim as {@link #claim(UUID, int, int, Instant)}, recording which queue worker claimed the run
+     * ({@code claimed_by}, shown to operators next to the lease age).
+     *
+     * @param claimedBy the claiming worker's id ({@link com.teamdesk.tasks.queue.Job#workerId()}), or null
+     */
+    public Optional<Claim> claim(UUID taskId, int run, int attemptsMade, String claimedBy, Instant now) {
+        UUID executionId = UUID.randomUUID();
+        Optional<BackgroundTask> row = queryOne("UPDATE background_task SET status = 'RUNNING', execution_id = ?,"
+                + " attempts = ?, progress = 0, claimed_by = ?, updated_at = ?"
+                + " WHERE id = ? AND run = ? AND status IN ('WAITING', 'RUNNING')" + ASYNC_COMMIT + " RETURNING " + COLUMNS,
+                executionId, attemptsMade + 1, claimedBy, now, taskId, run);
+        return row.map(t -> claimed(t, executionId, attemptsMade, now));
+    }
+
+    /** One claim of {@link #claimAll}: as the arguments of {@link #claim(UUID, int, int, String, Instant)}. */
+    public record ClaimRequest(UUID taskId, int run, int attemptsMade, String claimedBy, Instant now) {
+    }
+
+    /**
+     * R7 claims of several runs in ONE statement and one commit (issue 16: a worker's slots that fetch
+     * jobs together claim them together). Each row is claimed by its own condition, exactly as
+     * {@link #claim(UUID, int, int, String, Instant)} would (id, run, WAITING or RUNNING; a fresh fencing
+     * token per row, {@code attempts = attemptsMade + 1}, progress 0), and a row that no longer matches
+     * leaves only its own claim empty. Rows are locked in id order, so two such statements never
+     * deadlock. A task asked for more than once is claimed once in the statement and then again, in
+     * request order, by single claims (the later one takes over, as it would one after the other). Must
+     * not run inside a JTA transaction: the claims commit when the statement ends.
+     *
+     * @return one result per request, in request order: the claim, or empty when its row did not match
+     */
+    public List<Optional<Claim>> claimAll(List<ClaimRequest> requests) {
+        if (requests.size() == 1) {
+            ClaimRequest r = requests.get(0);
+            return List.of(claim(r.taskId(), r.run(), r.attemptsMade(), r.claimedBy(), r.now()));
+        }
+        List<Optional<Claim>> out = new ArrayList<>(requests.size());
+        Map<UUID, Integer> first = new HashMap<>();
+        List<Integer> batch = new ArrayList<>();
+        for (int i = 0; i < requests.size(); i++) {
+            out.add(Optional.empty());
+            if (first.putIfAbsent(requests.get(i).taskId(), i) == null) {
+                batch.add(i);
+            }
+        }
+        UUID[] executionIds = new UUID[requests.size()];
+        String sql = "WITH j AS (SELECT * FROM unnest(?::uuid[], ?::int[], ?::uuid[], ?::int[], ?::text[],"
+                + " ?::timestamptz[]) AS j(j_id, j_run, j_execution_id, j_attempts, j_claimed_by, j_now)),"
+                + " locked AS MATERIALIZED (SELECT t.id FROM background_task t JOIN j ON t.id = j.j_id AND t.run = j.j_run"
+                + " WHERE t.status IN ('WAITING', 'RUNNING') ORDER BY t.id FOR UPDATE OF t)"
+                + " UPDATE background_task SET status = 'RUNNING', execution_id = j.j_execution_id, attempts = j.j_attempts,"
+                + " progress = 0, claimed_by = j.j_claimed_by, updated_at = j.j_now FROM j"
+                + " WHERE id = j.j_id AND run = j.j_run AND status IN ('WAITING', 'RUNNING') AND id IN (SELECT id FROM locked)"
+                + ASYNC_COMMIT + " RETURNING " + COLUMNS;
+        Map<UUID, BackgroundTask> rows = new HashMap<>();
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            int n = batch.size();
+            Object[] ids = new Object[n];
+            Object[] runs = new Object[n];
+            Object[] tokens = new Object[n];
+            Object[] attempts = new Object[n];
+            Object[] workers = new Object[n];
+            Object[] times = new Object[n];
+            for (int k = 0; k < n; k++) {
+                int i = batch.get(k);
+                ClaimRequest r = requests.get(i);
+                executionIds[i] = UUID.randomUUID();
+                ids[k] = r.taskId();
+                runs[k] = r.run();
+                tokens[k] = executionIds[i];
+                attempts[k] = r.attemptsMade() + 1;
+                workers[k] = r.claimedBy();
+                times[k] = r.now().toString();
+            }
+            ps.setArray(1, c.createArrayOf("uuid", ids));
+            ps.setArray(2, c.createArrayOf("integer", runs));
+            ps.setArray(3, c.createArrayOf("uuid", tokens));
+            ps.setArray(4, c.createArrayOf("integer", attempts));
+            ps.setArray(5, c.createArrayOf("text", workers));
+            ps.setArray(6, c.createArrayOf("text", times));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    BackgroundTask t = TaskRows.ROW.map(rs);
+                    rows.put(t.id(), t);
+                }
+            }
+        } catch (SQLException e) {
+            throw new LedgerException("claim", e);
+        }
+        for (int i : batch) {
+            ClaimRequest r = requests.get(i);
+            BackgroundTask t = rows.get(r.taskId());
+            if (t != null) {
+                out.set(i, Optional.of(claimed(t, executionIds[i], r.attemptsMade(), r.now())));
+            }
+        }
+        for (int i = 0; i < requests.size(); i++) {
+            if (first.get(requests.get(i).taskId()) != i) {
+                ClaimRequest r = requests.get(i);
+                out.set(i, claim(r.taskId(), r.run(), r.attemptsMade(), r.claimedBy(), r.now()));
+            }
+        }
+        return out;
+    }
+
+    private Claim claimed(BackgroundTask t, UUID executionId, int attemptsMade, Instant now) {
+        return new Claim(t, new Lease(t.id(), t.run(), executionId, attemptsMade + 1,
+                timeouts == null ? null : now.plus(timeouts.of(t.kind()))));
+    }
+
+    /**
+     * R8/R10: writes progress under the lease and moves {@code updatedAt}.
+     *
+     * @param progress 0-100
+     * @throws LeaseLost   when the lease no longer matches
+     * @throws RunTimedOut when {@code now} is past the lease's deadline (R26); nothing is written
+     */
+    public void writeProgress(Lease lease, int progress, Instant now) {
+        Fencing.checkDeadline(lease, "progress write", now);
+        leaseChecked(lease, "progress write", "UPDATE background_task SET progress = ?, updated_at = ?" + LEASE,
+                progress, now);
+    }
+
+    /**
+     * The one fencing primitive a kind uses for its own completion (R8): {@code UPDATE background_task SET
+     * <sets>} under the lease, in the caller's JTA transaction, exactly one row. A kind whose side effects
+     * must commit with its completion (R14) calls it inside that transaction, so a lost lease
+     * rolls them back.
+     *
+     * @param sets    the assignments, e.g. {@code "status = 'COMPLETED', progress = 100, execution_id = NULL,
+     *                updated_at = ?"}; their placeholders come first, then the lease's
+     * @param setArgs the assignments' arguments
+     * @throws LeaseLost   when the count is not 1, so that the caller's transaction rolls back
+     * @throws RunTimedOut when {@code now} is past the lease's deadline (R26): rolls back too
+     */
+    @Transactional(TxType.MANDATORY)
+    public void updateUnderLease(Lease lease, String what, Instant now, String sets, Object... setArgs) {
+        Fencing.checkDeadline(lease, what, now);
+        leaseChecked(lease, what, "UPDATE background_task SET " + sets + LEASE, setArgs);
+    }
+
+    /**
+     * Reads the row under the lease (no lock): used inside a kind's completing transaction as an early
+     * exit. It never replaces the check at commit (R14).
+     *
+     * @throws LeaseLost when the lease no longer matches
+     */
+    public BackgroundTask readUnderLease(Lease lease) {
+        return queryOne("SELECT " + COLUMNS + " FROM background_task" + LEASE, lease.taskId(), lease.run(),
+                lease.executionId()).orElseThrow(() -> new LeaseLost(lease, "lease read"));
+    }
+
+    /**
+     * R11 failure report under the lease: FAILED ({@code isFinal}) or WAITING (will retry),
+     * lease cleared, {@code lastError} set.
+     *
+     * @return true when it matched 1 row; false when 0 (the report is not allowed: return quietly)
+     */
+    public boolean reportFailure(Lease lease, boolean isFinal, String lastError, Instant now) {
+        return reportFailure(lease, isFinal, lastError, ExecutionOutcome.FAILED, now);
+    }
+
+    /**
+     * R11 failure report as {@link #reportFailure(Lease, boolean, String, Instant)}, recording in the same
+     * statement how the execution ended (R43): FAILED, REJECTED or TIMED_OUT, with {@code lastError} as its cause.
+     *
+     * @return true when it matched 1 row; false when 0 (the report is not allowed: return quietly)
+     */
+    public boolean reportFailure(Lease lease, boolean isFinal, String lastError, ExecutionOutcome outcome, Instant now) {
+        int n = update("UPDATE background_task SET status = ?, execution_id = NULL, last_error = ?, updated_at = ?" + LEASE
+                + " AND " + outcome.sqlCondition(), -1, "failure report", isFinal ? "FAILED" : "WAITING", lastError, now,
+                lease.taskId(), lease.run(), lease.executionId());
+        return n == 1;
+    }
+
+    /**
+     * R16 manual retry (R15 extended by R23): from FAILED or CANCELLED at {@code expectedRun} to a new
+     * run {@code run + 1}, WAITING, every execution, result and cancel field reset, {@code runAt = now}.
+     *
+     * @return the new row, or empty when the task is no longer FAILED or CANCELLED at that run
+     */
+    public Optional<BackgroundTask> retry(UUID taskId, int expectedRun, Instant now) {
+        return queryOne("UPDATE background_task SET run = run + 1, status = 'WAITING', progress = 0, attempts = 0,"
+                + " last_error = NULL, execution_id = NULL, dispatched_at = NULL, result_execution_id = NULL,"
+                + " result_size = NULL, result_sha256 = NULL,"
+                + " result_summary = NULL, expires_at = NULL, cancelled_at = NULL, cancelled_by = NULL, run_at = ?,"
+                + " updated_at = ? WHERE id = ? AND run = ? AND status IN ('FAILED', 'CANCELLED') RETURNING " + COLUMNS,
+                now, now, taskId, expectedRun);
+    }
+
+    /**
+     * R23 cancel: ONE conditional UPDATE from WAITING or RUNNING to CANCELLED, lease cleared, who
+     * and when recorded, {@code lastError} the fixed {@code message}. {@code dispatchedAt} is kept:
+     * it marks a run whose queue record may still exist, for reconciliation to remove. A running
+     * execution finds its lease gone at its next lease-checked write (R8, R9).
+     *
+     * @return the cancelled row, or empty when the task is not WAITING or RUNNING (0 rows)
+     */
+    public Optional<BackgroundTask> cancel(UUID taskId, UUID cancelledBy, String message, Instant now) {
+        return queryOne("UPDATE background_task SET status = 'CANCELLED', execution_id = NULL, cancelled_at = ?,"
+                + " cancelled_by = ?, last_error = ?, updated_at = ? WHERE id = ? AND status IN ('WAITING', 'RUNNING')"
+                + " RETURNING " + COLUMNS, now, cancelledBy, message, now, taskId);
+    }
+
+    /**
+     * R23 reconciliation: locks up to {@code limit} CANCELLED runs cancelled before {@code cutoff}
+     * whose queue record may still exist ({@code dispatchedAt} set).
+     */
+    public List<TaskJobId> lockCancelledDispatched(Instant cutoff, int limit) {
+        return queryJobIds("SELECT id, run FROM background_task WHERE status = 'CANCELLED' AND dispatched_at IS NOT NULL"
+                + " AND cancelled_at < ? ORDER BY cancelled_at LIMIT ? FOR UPDATE SKIP LOCKED", cutoff, limit);
+    }
+
+    /**
+     * R23 reconciliation: the queue record of a CANCELLED run is gone; clears only the marker
+     * {@code dispatchedAt} (status, {@code updatedAt} and every other field stay as the cancel left them).
+     */
+    public boolean clearCancelledDispatch(TaskJobId job) {
+        return update("UPDATE background_task SET dispatched_at = NULL WHERE id = ? AND run = ? AND status = 'CANCELLED'",
+                -1, "clear cancelled dispatch", job.taskId(), job.run()) == 1;
+    }
+
+    /**
+     * R18: locks up to {@code limit} due, undispatched WAITING rows for the caller's transaction,
+     * skipping rows another sweep holds (safe on several instances).
+     *
+     * @param onlyTask restrict to one task (dispatch right after creation), or null for all
+     * @return the runs with their team and kind (issue 30: the queue job's group and priority) and the trace
+     *         context their job carries (R45)
+     */
+    public List<Dispatch> lockDueForDispatch(Instant now, int limit, UUID onlyTask) {
+        String sql = "SELECT id, run, team_id, kind, trace_parent FROM background_task WHERE status = 'WAITING' AND dispatched_at IS NULL"
+                + " AND run_at <= ?" + (onlyTask == null ? "" : " AND id = ?")
+                + " ORDER BY run_at LIMIT ? FOR UPDATE SKIP LOCKED";
+        Object[] args = onlyTask == null ? new Object[] {now, limit} : new Object[] {now, onlyTask, limit};
+        return LedgerException.of("query", () -> Jdbc.query(dataSource, sql, Dispatch.ROW, args));
+    }
+
+    /**
+     * R18: marks locked runs as handed to the queue, in one statement for the whole batch.
+     *
+     * @return how many rows were marked (runs no longer WAITING are skipped)
+     */
+    public int markDispatched(List<TaskJobId> jobs, Instant now) {
+        if (jobs.isEmpty()) {
+            return 0;
+        }
+        String sql = "UPDATE background_task t SET dispatched_at = ?, updated_at = ?"
+                + " FROM unnest(?::uuid[], ?::int[]) AS j(id, run)"
+                + " WHERE t.id = j.id AND t.run = j.run AND t.status = 'WAITING'";
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            Jdbc.bind(ps, 1, now, now);
+            ps.setArray(3, c.createArrayOf("uuid", jobs.stream().map(TaskJobId::taskId).toArray()));
+            ps.setArray(4, c.createArrayOf("integer", jobs.stream().map(TaskJobId::run).toArray()));
+            return ps.executeUpdate();
+        } catch (SQLException e) {
+            throw new LedgerException("mark dispatched", e);
+        }
+    }
+
+    /**
+     * R19: RUNNING rows whose last ledger write is older than {@code cutoff} go back to WAITING
+     * with lease and dispatch cleared. One statement; rows locked by others are skipped. Each recovered
+     * execution's history entry is closed as {@link ExecutionOutcome#STALLED} by the same statement (R43).
+     *
+     * @return the runs recovered
+     */
+    public List<TaskJobId> recoverStalled(Instant cutoff, int limit, Instant now) {
+        return queryJobIds("UPDATE background_task SET status = 'WAITING', execution_id = NULL, dispatched_at = NULL,"
+                + " updated_at = ? WHERE id IN (SELECT id FROM background_task WHERE status = 'RUNNING'"
+                + " AND updated_at < ? ORDER BY updated_at LIMIT ? FOR UPDATE SKIP LOCKED) AND "
+                + ExecutionOutcome.STALLED.sqlCondition() + " RETURNING id, run",
+                now, cutoff, limit);
+    }
+
+    /**
+     * R45: records the W3C {@code traceparent} of this execution's span as the task's latest ({@code trace_span}),
+     * under the lease, so that the next execution links to it. Moves nothing else ({@code updatedAt} stays: it is no
+     * sign of progress, R19) and fires no trigger (V15). Only called while tracing is on.
+     *
+     * @return true when written; false when the lease had moved on already (the execution finds out at its next write)
+     */
+    public boolean recordSpan(Lease lease, String traceSpan) {
+        return update("UPDATE background_task SET trace_span = ?" + LEASE, -1, "span record", traceSpan, lease.taskId(),
+                lease.run(), lease.executionId()) == 1;
+    }
+
+    /**
+     * R43/R45: how the history recorded the end of an execution (an {@link ExecutionOutcome} name), read by an
+     * execution that lost its lease to learn what ended it (TAKEN_OVER, STALLED, CANCELLED); only while tracing is on.
+     *
+     * @return the outcome, or empty while the entry is open or when there is none
+     */
+    public Optional<String> executionOutcome(UUID executionId) {
+        return LedgerException.of("query", () -> Jdbc.query(dataSource,
+                "SELECT outcome FROM task_execution WHERE execution_id = ? AND outcome IS NOT NULL",
+                rs -> rs.getString(1), executionId)).stream().findFirst();
+    }
+
+    /** R20: locks up to {@code limit} WAITING, dispatched rows not written since {@code cutoff}. */
+    public List<TaskJobId> lockDispatchedWaiting(Instant cutoff, int limit) {
+        return queryJobIds("SELECT id, run FROM background_task WHERE status = 'WAITING' AND dispatched_at IS NOT NULL"
+                + " AND updated_at < ? ORDER BY updated_at LIMIT ? FOR UPDATE SKIP LOCKED", cutoff, limit);
+    }
+
+    /** R20: the queue failed this run for good; the ledger records it with a fixed message. */
+    public boolean failFromQueue(TaskJobId job, String lastError, Instant now) {
+        return update("UPDATE background_task SET status = 'FAILED', last_error = ?, updated_at = ? WHERE id = ?"
+                + " AND run = ? AND status = 'WAITING'", -1, "fail from queue",
+                lastError, now, job.taskId(), job.run()) == 1;
+    }
+
+    // ---- plumbing ----
+
+    private void leaseChecked(Lease lease, String what, String sql, Object... head) {
+        Object[] args = new Object[head.length + 3];
+        System.arraycopy(head, 0, args, 0, head.length);
+        args[head.length] = lease.taskId();
+        args[head.length + 1] = lease.run();
+        args[head.length + 2] = lease.executionId();
+        Fencing.checkLease(lease, what, update(sql, -1, what, args));
+    }
+
+    /** Executes a statement; {@code expected >= 0} demands that exact count, -1 accepts 0 or 1+. */
+    private int update(String sql, int expected, String what, Object... args) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            Jdbc.bind(ps, 1, args);
+            int n = ps.executeUpdate();
+            if (expected >= 0 && n != expected) {
+                throw new IllegalStateException(what + " matched " + n + " rows, expected " + expected);
+            }
+            return n;
+        } catch (SQLException e) {
+            throw new LedgerException(what, e);
+        }
+    }
+
+    private int count(String sql, String what, Object... args) {
+        return LedgerException.of(what, () -> Jdbc.queryInt(dataSource, sql, args));
+    }
+
+    private Optional<BackgroundTask> queryOne(String sql, Object... args) {
+        List<BackgroundTask> rows = query(sql, args);
+        if (rows.size() > 1) {
+            throw new IllegalStateException("expected at most one row, got " + rows.size());
+        }
+        return rows.stream().findFirst();
+    }
+
+    private List<BackgroundTask> query(String sql, Object... args) {
+        return LedgerException.of("query", () -> Jdbc.query(dataSource, sql, TaskRows.ROW, args));
+    }
+
+    private List<TaskJobId> queryJobIds(String sql, Object... args) {
+        return LedgerException.of("query", () -> Jdbc.query(dataSource, sql, TaskJobId.ROW, args));
+    }
+
+    /** A claimed row and the lease of the execution that claimed it (R7). */
+    public record Claim(BackgroundTask task, Lease lease) {
+    }
+}

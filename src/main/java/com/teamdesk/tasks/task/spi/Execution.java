@@ -1,0 +1,137 @@
+package com.teamdesk.tasks.task.spi;
+
+import com.teamdesk.tasks.queue.Job;
+import com.teamdesk.tasks.queue.LockLostException;
+import java.time.Clock;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * One execution of a run, as handed to a {@link TaskKindHandler#run}: the claimed row, the lease, the queue
+ * job, and the ways to report progress and reach pause points.
+ */
+public final class Execution {
+    private static final Logger LOG = Logger.getLogger(Execution.class.getName());
+
+    private final BackgroundTask task;
+    private final Lease lease;
+    private final Job job;
+    private final ExecutionLedger ledger;
+    private final Clock clock;
+    private final PausePoints pausePoints;
+    /** The queue lock was lost: later progress reports to the queue can only fail, so none are sent. */
+    private volatile boolean queueLockLost;
+    /** The last queue progress report failed: further failures in a row are logged at FINE only. */
+    private volatile boolean queueReportFailing;
+    /** Monotonic time source of {@link #checkLeaseIfDue}, in nanoseconds. */
+    private final LongSupplier ticker;
+    /** Longest stretch of work between two lease-checked writes (R23), in nanoseconds. */
+    private final long leaseCheckNanos;
+    /** When the last lease-checked write of this execution was made ({@link #ticker} time). */
+    private long lastLeaseCheck;
+    /** The last progress written. */
+    private int lastProgress;
+
+    public Execution(BackgroundTask task, Lease lease, Job job, ExecutionLedger ledger, Clock clock, PausePoints pausePoints) {
+        this(task, lease, job, ledger, clock, pausePoints, System::nanoTime, DEFAULT_LEASE_CHECK_MS);
+    }
+
+    public Execution(BackgroundTask task, Lease lease, Job job, ExecutionLedger ledger, Clock clock, PausePoints pausePoints,
+            LongSupplier ticker, long leaseCheckMs) {
+        this.task = task;
+        this.lease = lease;
+        this.job = job;
+        this.ledger = ledger;
+        this.clock = clock;
+        this.pausePoints = pausePoints;
+        this.ticker = ticker;
+        this.leaseCheckNanos = TimeUnit.MILLISECONDS.toNanos(leaseCheckMs);
+        this.lastLeaseCheck = ticker.getAsLong();
+    }
+
+    /** Default of {@code teamdesk.task.lease-check-ms}: at most this much work between two lease checks. */
+    public static final long DEFAULT_LEASE_CHECK_MS = 1000;
+
+    /** @return the row as claimed (status RUNNING, this execution's lease) */
+    public BackgroundTask task() {
+        return task;
+    }
+
+    /** @return this execution's lease */
+    public Lease lease() {
+        return lease;
+    }
+
+    /** @return the application clock */
+    public Clock clock() {
+        return clock;
+    }
+
+    /**
+     * R10: writes progress to the ledger first, under the lease, then reports it to the queue.
+     * A failed queue report is logged and does not stop the run: the ledger is what people see.
+     * Logged once per execution when the queue lock is lost (no report is sent after that), and
+     * once per streak of other queue errors, so an export of thousands of batches does not log
+     * thousands of warnings.
+     *
+     * @param percent 0-99 while running (100 only comes with completion)
+     * @throws LeaseLost when the lease no longer matches (R8)
+     */
+    public void progress(int percent) {
+        pause(PausePoint.BEFORE_PROGRESS_WRITE);
+        ledger.writeProgress(lease, percent, clock.instant());
+        lastLeaseCheck = ticker.getAsLong();
+        lastProgress = percent;
+        pause(PausePoint.AFTER_PROGRESS_WRITE);
+        if (queueLockLost) {
+            return;
+        }
+        try {
+            job.updateProgress(percent);
+            queueReportFailing = false;
+        } catch (LockLostException e) {
+            queueLockLost = true;
+            LOG.log(Level.WARNING, "task.progress queue lock of {0} lost: this execution no longer reports "
+                    + "progress to the queue (the ledger still gets it; the queue will refuse its outcome)",
+                    job.id());
+        } catch (RuntimeException e) {
+            Level level = queueReportFailing ? Level.FINE : Level.WARNING;
+            queueReportFailing = true;
+            LOG.log(level, "task.progress queue report failed for {0}: {1}", new Object[] {job.id(), e.toString()});
+        }
+    }
+
+    /**
+     * R23: makes a lease-checked progress write (of the last progress, or {@code percent} when
+     * higher) when the last one is at least {@code teamdesk.task.lease-check-ms} (default 1 s) of
+     * work ago, so that a cancelled or taken-over execution stops within about that much work
+     * whatever its batch size. Cheap to call per row.
+     *
+     * @param percent the progress reached so far, 0-99
+     * @throws LeaseLost   when the lease no longer matches (R8)
+     * @throws RunTimedOut past the run timeout (R26)
+     */
+    public void checkLeaseIfDue(int percent) {
+        if (ticker.getAsLong() - lastLeaseCheck >= leaseCheckNanos) {
+            progress(Math.max(lastProgress, percent));
+        }
+    }
+
+    /**
+     * R12: the final report to the queue after the ledger committed COMPLETED: progress 100, sent
+     * with the queue's completion of this job in one script (issue 16), not as a round trip of its
+     * own. If that completion fails, the ledger stays COMPLETED and a later execution of the job finds
+     * it finished (R7).
+     */
+    public void reportCompletedToQueue() {
+        pause(PausePoint.BEFORE_FINAL_QUEUE_REPORT);
+        job.updateProgressOnCompletion(100);
+    }
+
+    /** Reaches a test pause point (no-op in production). */
+    public void pause(PausePoint point) {
+        pausePoints.reached(point, lease);
+    }
+}
