@@ -52,6 +52,10 @@ import org.eclipse.microprofile.openapi.models.responses.APIResponses;
  * </ul>
  * Runs when the document is first asked for, inside the application (the kinds come from CDI). Never throws: a
  * step that fails is logged and the document is served without it.
+ *
+ * <p>Why one class of about 500 lines: the OpenAPI document is rewritten in one pass of named steps ({@code
+ * step(name, ...)}) whose order matters (problems before refusals, kinds before types); split, the steps would share
+ * the components through fields of several classes.
  */
 public class ContractFilter implements OASFilter {
     private static final Logger LOG = Logger.getLogger(ContractFilter.class.getName());

@@ -52,6 +52,10 @@ import java.util.logging.Logger;
  * Application service of the operator API (issue 14). Callers are operators (the resource requires the
  * token group {@code operator}); every action is written to the system event log with the operator as
  * actor ({@code admin.*} events; team null for engine-wide actions).
+ *
+ * <p>Why one class of about 400 lines: it is the one place that reads operators' input (filters, durations, outcomes)
+ * and writes the audit event of each action, so every operator action passes the same checks; the reads are {@link
+ * JdbcTaskAdmin}'s and the JSON shapes {@link AdminViews}'.
  */
 @ApplicationScoped
 public class AdminService {

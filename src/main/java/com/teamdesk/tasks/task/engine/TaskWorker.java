@@ -39,6 +39,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * jobs, lets in-flight jobs finish within the grace period while still renewing their locks, then
  * exits; a job cut off by the deadline is left to stall recovery. The queue worker publishes a
  * heartbeat key that the health check reports.
+ *
+ * <p>Why one class of about 300 lines: starting, draining on SIGTERM and stopping the worker share its one lifecycle
+ * lock and executor; the queue's worker itself is {@code queue/Worker}, the processing {@link TaskProcessor}.
  */
 @Singleton
 @Startup

@@ -43,6 +43,11 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * any member of the team may schedule; a customer only SELF-scope tasks and sees and changes only their own
  * schedules; staff and owners see and change the team's. A schedule's task is validated by its kind exactly as
  * a task's create body is (without {@code runAt}: the schedule says when). Every change is one transaction.
+ *
+ * <p>Why one class of about 500 lines: a schedule's rules (who may see and change it, its version, its kind's
+ * validation, resumable or not) are checked in the same order by every action, and each action is one transaction;
+ * split by action, each part would import the same checks. The SQL is {@link ScheduleStore}'s, the slots {@link
+ * CronSlots}'s, the due tasks {@link ScheduleMaterializer}'s.
  */
 @ApplicationScoped
 public class ScheduleService {
