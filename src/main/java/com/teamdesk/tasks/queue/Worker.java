@@ -43,6 +43,10 @@ import redis.clients.jedis.UnifiedJedis;
  * any other exception (or error) fails this execution and retries per the job's attempts and backoff (R4).
  * If a transition finds the lock lost (R6), nothing moves: the outcome is logged and dropped and the job is
  * left to the stalled check.
+ *
+ * <p>Why one class of about 330 lines: it owns the worker's lifecycle (start, pause, close with a grace period) and the
+ * parts it wires together share it; the loops themselves are files of their own ({@link FetchLoop},
+ * {@link ProcessingSlots}, {@link Housekeeping}, {@link LockRenewal}, {@link Heartbeat}).
  */
 public final class Worker implements AutoCloseable {
 
