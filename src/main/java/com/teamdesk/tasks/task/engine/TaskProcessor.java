@@ -6,8 +6,7 @@ import com.teamdesk.tasks.queue.JobDeferredException;
 import com.teamdesk.tasks.queue.JobProcessor;
 import com.teamdesk.tasks.queue.RedisFaults;
 import com.teamdesk.tasks.queue.UnrecoverableJobException;
-import com.teamdesk.tasks.task.fairshare.BackgroundCpu;
-import com.teamdesk.tasks.task.fairshare.UrgentWork;
+import com.teamdesk.tasks.task.fairshare.FairShare;
 import com.teamdesk.tasks.task.ledger.ExecutionOutcome;
 import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
 import com.teamdesk.tasks.task.ledger.RunTimeouts;
@@ -107,11 +106,9 @@ public class TaskProcessor implements JobProcessor {
     @Inject
     TaskTracing tracing;
 
+    /** R46-R48: where the body runs, its permits, its urgent window (docs/fair-share.md). */
     @Inject
-    BackgroundCpu background;
-
-    @Inject
-    UrgentWork urgent;
+    FairShare fairShare;
 
     @Override
     public void process(Job job) throws Exception {
@@ -134,24 +131,16 @@ public class TaskProcessor implements JobProcessor {
         if (lease.attempts() == 1 && task.runAt() != null) {
             metrics.queueWait(task.kind(), Duration.between(task.runAt(), task.updatedAt()));
         }
-        Execution execution = new Execution(task, lease, job, ledger, clock, pausePoints, System::nanoTime,
-                leaseCheckMs);
         // R45: null while tracing is off (one field read); else this execution's span, current on this thread
         TaskTracing.ExecutionSpan span = tracing.on() ? tracing.startExecution(job, task, lease, claimedAt) : null;
         String outcome = null; // null: the lease was lost, the history says why (resolved in finally)
         int priority = kinds.handler(task.kind()).priority();
-        UrgentWork.Window window = urgent.open(priority); // R47: null unless urgent
-        urgent.claimed(job.id()); // its own window is open: the creating request's, handed over, may close
+        FairShare.ExecutionShare share = fairShare.execution(job.id(), priority); // closed in finally
+        Execution execution = new Execution(task, lease, job, ledger, clock, pausePoints, System::nanoTime,
+                leaseCheckMs, share.statements());
         try {
             execution.pause(PausePoint.AFTER_CLAIM);
-            if (background.isBackground(priority)) {
-                background.call(() -> { // R46: the body at background CPU priority, the rest of the slot as it was
-                    kinds.run(execution);
-                    return null;
-                });
-            } else {
-                kinds.run(execution);
-            }
+            share.run(() -> kinds.run(execution));
             metrics.completed(task.kind());
             outcome = ExecutionOutcome.COMPLETED.name();
         } catch (LeaseLost e) {
@@ -168,9 +157,7 @@ public class TaskProcessor implements JobProcessor {
                 outcome = null;
             }
         } finally {
-            if (window != null) {
-                window.close();
-            }
+            share.close();
             Duration took = Duration.ofNanos(System.nanoTime() - started);
             String ended = outcome != null ? outcome : tracing.outcomeAfterLeaseLost(lease);
             metrics.runDuration(task.kind(), took);

@@ -2,12 +2,11 @@ package com.teamdesk.tasks.task.export;
 
 import com.teamdesk.tasks.common.InvalidInputException;
 import com.teamdesk.tasks.platform.SchemaMigration;
-import com.teamdesk.tasks.task.fairshare.BackgroundCpu;
-import com.teamdesk.tasks.task.fairshare.BackgroundStatements;
 import com.teamdesk.tasks.task.observe.TaskTracing;
 import com.teamdesk.tasks.task.spi.BackgroundTask;
 import com.teamdesk.tasks.task.spi.Execution;
 import com.teamdesk.tasks.task.spi.PausePoint;
+import com.teamdesk.tasks.task.spi.StatementPermits;
 import com.teamdesk.tasks.task.spi.TaskRejected.Reason;
 import com.teamdesk.tasks.task.spi.TaskRejected;
 import com.teamdesk.tasks.task.spi.TaskScope;
@@ -17,7 +16,6 @@ import com.teamdesk.tasks.team.Role;
 import com.teamdesk.tasks.team.TeamAccess;
 import com.teamdesk.tasks.team.TicketFilter;
 import io.opentelemetry.api.trace.Span;
-import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -25,14 +23,11 @@ import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -53,6 +48,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * work ago, checked per row and per batch, so that a cancel (R23), a takeover or the run timeout
  * (R26) stops it within about a second ({@code teamdesk.export.progress-every-batch=true}: after
  * every batch, as before issue 16). Called by {@link ExportHandler}, the EXPORT kind.
+ *
+ * <p>Over 300 lines: one export's steps ({@link #export}), small and named, read top to bottom in one file with the
+ * permission checks and the row arithmetic they share; the chunk stores' threads are {@link ChunkStores}.
  */
 @ApplicationScoped
 public class ExportRunner {
@@ -97,15 +95,10 @@ public class ExportRunner {
     boolean chunkOverlap;
 
     @Inject
-    BackgroundCpu background;
+    ChunkStores chunkStores;
 
     @Inject
     TaskTracing tracing;
-
-    @Inject
-    BackgroundStatements statements;
-
-    private ExecutorService chunkStores;
 
     /**
      * Runs the export; a PostgreSQL data error (SQLSTATE class 22, e.g. a date out of range in the
@@ -133,88 +126,28 @@ public class ExportRunner {
         return false;
     }
 
-    @SuppressWarnings("try") // R48's permits are held for their blocks and never referenced in them
+    /**
+     * The export's steps, in order: its filters, the owner's permission and the row count, the batches into the
+     * result's chunks, the permission re-check, the result write, the queue's report. Each statement that starts new
+     * work takes a permit first ({@link Execution#beginStatement()}: R48's bound and R47's yield for this background
+     * kind) and gives it back when done.
+     */
     private void export(Execution ex) throws IOException {
         BackgroundTask task = ex.task();
-        TicketFilter filter;
-        try {
-            filter = TicketFilter.fromStoredJson(task.params());
-        } catch (InvalidInputException e) {
-            throw new TaskRejected(Reason.INVALID_FILTERS, e.detail());
-        }
-        // R48 and R47: a permit of the background statements' bound and a yield to urgent work before each statement
-        // that starts new work. The owner's permission and the row count in one statement (issue 16); the permission
-        // is decided first.
-        JdbcTicketReader.RoleAndCount start;
-        try (BackgroundStatements.Permit p = statements.begin()) {
-            start = tickets.roleAndCount(task.teamId(), task.ownerId(),
-                    task.scope() == TaskScope.TEAM ? null : task.ownerId(), filter);
-        }
+        TicketFilter filter = filterOf(task);
+        JdbcTicketReader.RoleAndCount start = roleAndCount(ex, filter);
         UUID visibleTo = checkPermission(task, start.role());
         long total = start.count();
         if (total > maxRows) {
             throw new TaskRejected(Reason.TOO_LARGE, total + " rows > limit " + maxRows);
         }
-        long written = 0;
         try (ChunkedResult out = new ChunkedResult(store, ex.lease(), ex.clock(), chunkBytes,
-                chunkOverlap ? chunkStores() : null)) {
+                chunkOverlap ? chunkStores.executor() : null)) {
             try {
-                CopyCsv csv = new CopyCsv(out, filter.timeZone(), usernames(task.teamId()));
-                // R13's re-check per batch is part of each batch's statement: no row once the role is gone.
-                RoleHolder holder = new RoleHolder(task.ownerId(), task.scope() == TaskScope.TEAM);
-                Instant afterCreatedAt = null;
-                UUID afterId = null;
-                boolean more = total > 0;
-                while (more) {
-                    int base = percent(written, total);
-                    // R23: a lease-checked write at least every ~1 s of work, whatever the batch size.
-                    // R45: each batch's COPY is a span inside the execution's (a no-op span while tracing is off)
-                    Span batchSpan = tracing.child(TaskTracing.EXPORT_BATCH_SPAN);
-                    CopyCsv.Batch batch;
-                    try (BackgroundStatements.Permit p = statements.begin()) {
-                        batch = copyBatch(csv, tickets.batchQuery(CopyCsv.COLUMNS, task.teamId(), visibleTo,
-                                filter, afterCreatedAt, afterId, batchSize, holder), () -> ex.checkLeaseIfDue(base));
-                        if (batchSpan.isRecording()) {
-                            batchSpan.setAttribute(TaskTracing.ROWS, (long) batch.rows());
-                        }
-                    } finally {
-                        batchSpan.end();
-                    }
-                    if (batch.rows() == 0) {
-                        break;
-                    }
-                    ex.pause(PausePoint.EXPORT_AFTER_BATCH_READ);
-                    written += batch.rows();
-                    if (written > maxRows) {
-                        throw new TaskRejected(Reason.TOO_LARGE, "more than " + maxRows + " rows while reading");
-                    }
-                    // Progress after the first batch, then about once a second (the lease-check interval).
-                    if (written == batch.rows() || progressEveryBatch) {
-                        try (BackgroundStatements.Permit p = statements.begin()) {
-                            ex.progress(percent(written, total));
-                        }
-                    } else {
-                        ex.checkLeaseIfDue(percent(written, total));
-                    }
-                    afterCreatedAt = batch.lastCreatedAt();
-                    afterId = batch.lastId();
-                    more = batch.rows() == batchSize;
-                }
+                long written = copyBatches(ex, filter, visibleTo, total, out);
                 out.finish();
-                if (total > 0 || written > 0) {
-                    // Re-checked before rows leave the run, and this is what tells a batch that came back empty
-                    // because the role is gone from the end of the tickets. An export that read no batch has
-                    // nothing to protect and was checked a moment ago, with its count (issue 16: one statement less).
-                    try (BackgroundStatements.Permit p = statements.begin()) {
-                        checkPermission(task);
-                    }
-                }
-                ex.pause(PausePoint.EXPORT_BEFORE_RESULT_WRITE);
-                try (BackgroundStatements.Permit p = statements.begin()) {
-                    ex.pause(PausePoint.EXPORT_RESULT_WRITE_PERMIT_HELD);
-                    var now = ex.clock().instant();
-                    out.complete(summary(written), now.plus(Duration.ofHours(retentionHours)), now);
-                }
+                recheckPermission(ex, total, written);
+                writeResult(ex, out, written);
             } catch (IOException | RuntimeException | Error e) {
                 out.awaitStoreAndDrop(); // no store in flight when the chunks are deleted
                 dropChunks(ex);
@@ -222,6 +155,123 @@ public class ExportRunner {
             }
         }
         ex.reportCompletedToQueue();
+    }
+
+    /** @return the task's stored filters; throws {@code INVALID_FILTERS} when they no longer parse */
+    private static TicketFilter filterOf(BackgroundTask task) {
+        try {
+            return TicketFilter.fromStoredJson(task.params());
+        } catch (InvalidInputException e) {
+            throw new TaskRejected(Reason.INVALID_FILTERS, e.detail());
+        }
+    }
+
+    /**
+     * The owner's permission and the row count in one statement (issue 16), under a permit; the permission is
+     * decided first, by the caller.
+     */
+    @SuppressWarnings("try") // R48's permit is held for the block and never referenced in it
+    private JdbcTicketReader.RoleAndCount roleAndCount(Execution ex, TicketFilter filter) {
+        BackgroundTask task = ex.task();
+        try (StatementPermits.Permit p = ex.beginStatement()) {
+            return tickets.roleAndCount(task.teamId(), task.ownerId(),
+                    task.scope() == TaskScope.TEAM ? null : task.ownerId(), filter);
+        }
+    }
+
+    /**
+     * The batches by keyset, each one {@code COPY} into {@code out}, until one comes back short; progress after the
+     * first batch and then at least every lease-check interval (R23).
+     *
+     * @return the rows written
+     * @throws TaskRejected TOO_LARGE when more than {@code max-rows} rows are read
+     */
+    private long copyBatches(Execution ex, TicketFilter filter, UUID visibleTo, long total, ChunkedResult out)
+            throws IOException {
+        BackgroundTask task = ex.task();
+        CopyCsv csv = new CopyCsv(out, filter.timeZone(), usernames(task.teamId()));
+        // R13's re-check per batch is part of each batch's statement: no row once the role is gone.
+        RoleHolder holder = new RoleHolder(task.ownerId(), task.scope() == TaskScope.TEAM);
+        long written = 0;
+        CopyCsv.Batch last = null; // the keyset: the batch before
+        boolean more = total > 0;
+        while (more) {
+            CopyCsv.Batch batch = readBatch(ex, csv, tickets.batchQuery(CopyCsv.COLUMNS, task.teamId(), visibleTo,
+                    filter, last == null ? null : last.lastCreatedAt(), last == null ? null : last.lastId(), batchSize,
+                    holder), percent(written, total));
+            if (batch.rows() == 0) {
+                break;
+            }
+            ex.pause(PausePoint.EXPORT_AFTER_BATCH_READ);
+            written += batch.rows();
+            if (written > maxRows) {
+                throw new TaskRejected(Reason.TOO_LARGE, "more than " + maxRows + " rows while reading");
+            }
+            reportProgress(ex, written == batch.rows(), percent(written, total));
+            last = batch;
+            more = batch.rows() == batchSize;
+        }
+        return written;
+    }
+
+    /**
+     * One batch's {@code COPY} under a permit, as a span inside the execution's (R45; a no-op span while tracing is
+     * off), with a lease-checked write at least every ~1 s of work whatever the batch size (R23).
+     *
+     * @param base the progress before this batch, 0-99
+     */
+    @SuppressWarnings("try") // R48's permit is held for the block and never referenced in it
+    private CopyCsv.Batch readBatch(Execution ex, CopyCsv csv, String query, int base) throws IOException {
+        Span batchSpan = tracing.child(TaskTracing.EXPORT_BATCH_SPAN);
+        try (StatementPermits.Permit p = ex.beginStatement()) {
+            CopyCsv.Batch batch = copyBatch(csv, query, () -> ex.checkLeaseIfDue(base));
+            if (batchSpan.isRecording()) {
+                batchSpan.setAttribute(TaskTracing.ROWS, (long) batch.rows());
+            }
+            return batch;
+        } finally {
+            batchSpan.end();
+        }
+    }
+
+    /**
+     * Progress after the first batch ({@code first}) or after every batch with {@code progress-every-batch}, under a
+     * permit; else a lease check only when one is due (about once a second).
+     */
+    @SuppressWarnings("try") // R48's permit is held for the block and never referenced in it
+    private void reportProgress(Execution ex, boolean first, int percent) {
+        if (first || progressEveryBatch) {
+            try (StatementPermits.Permit p = ex.beginStatement()) {
+                ex.progress(percent);
+            }
+        } else {
+            ex.checkLeaseIfDue(percent);
+        }
+    }
+
+    /**
+     * Re-checks the owner's permission, under a permit, before rows leave the run: this is what tells a batch that
+     * came back empty because the role is gone from the end of the tickets. An export that read no batch has nothing
+     * to protect and was checked a moment ago, with its count (issue 16: one statement less).
+     */
+    @SuppressWarnings("try") // R48's permit is held for the block and never referenced in it
+    private void recheckPermission(Execution ex, long total, long written) {
+        if (total > 0 || written > 0) {
+            try (StatementPermits.Permit p = ex.beginStatement()) {
+                checkPermission(ex.task());
+            }
+        }
+    }
+
+    /** The result write (the last chunk, and this execution's chunks named as the result, lease-checked) under a permit. */
+    @SuppressWarnings("try") // R48's permit is held for the block and never referenced in it
+    private void writeResult(Execution ex, ChunkedResult out, long written) throws IOException {
+        ex.pause(PausePoint.EXPORT_BEFORE_RESULT_WRITE);
+        try (StatementPermits.Permit p = ex.beginStatement()) {
+            ex.pause(PausePoint.EXPORT_RESULT_WRITE_PERMIT_HELD);
+            var now = ex.clock().instant();
+            out.complete(summary(written), now.plus(Duration.ofHours(retentionHours)), now);
+        }
     }
 
     /**
@@ -246,25 +296,6 @@ public class ExportRunner {
             store.deleteChunksOf(ex.lease());
         } catch (RuntimeException e) {
             LOG.log(Level.FINE, "task.export chunks of " + ex.task().id() + " left to the sweep: " + e);
-        }
-    }
-
-    /**
-     * The threads that store result chunks: the container's at background priority (R46, as the export's own body),
-     * made on demand, idle ones end after 60 s.
-     */
-    private synchronized ExecutorService chunkStores() {
-        if (chunkStores == null) {
-            chunkStores = Executors.newCachedThreadPool(background.threads());
-        }
-        return chunkStores;
-    }
-
-    /** Stops the chunk-store threads when the application stops. */
-    @PreDestroy
-    synchronized void stopChunkStores() {
-        if (chunkStores != null) {
-            chunkStores.shutdown();
         }
     }
 

@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.task.fairshare;
 
+import com.teamdesk.tasks.task.spi.BackgroundThreads;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedThreadFactory;
@@ -37,7 +38,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * start ({@link #describe()}). {@code teamdesk.worker.background-priority=false} turns the hand-off off.
  */
 @ApplicationScoped
-public class BackgroundCpu {
+public class BackgroundCpu implements BackgroundThreads {
     private static final Logger LOG = Logger.getLogger(BackgroundCpu.class.getName());
 
     @Resource
@@ -89,6 +90,7 @@ public class BackgroundCpu {
      * @return a factory of background threads (the container's managed threads at {@link Thread#MIN_PRIORITY}),
      *         for the threads a background body starts itself (an export's chunk stores)
      */
+    @Override
     public ThreadFactory threads() {
         return r -> {
             Thread t = threadFactory.newThread(r);

@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.task.fairshare;
 
+import com.teamdesk.tasks.task.spi.StatementPermits;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -27,10 +28,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * wait here. The bound is this instance's: two instances run up to twice as many.
  */
 @ApplicationScoped
-public class BackgroundStatements {
-    /** A permit that holds nothing: the bound is off, or the wait was interrupted. */
-    private static final Permit NONE = () -> {
-    };
+public class BackgroundStatements implements StatementPermits {
 
     @Inject
     @ConfigProperty(name = "teamdesk.worker.background-statements", defaultValue = "-1")
@@ -43,13 +41,6 @@ public class BackgroundStatements {
     private int bound;
     private final AtomicLong waits = new AtomicLong();
     private final AtomicLong waitedNanos = new AtomicLong();
-
-    /** A taken permit: {@link #close()} gives it back (once; later calls do nothing). */
-    @FunctionalInterface
-    public interface Permit extends AutoCloseable {
-        @Override
-        void close();
-    }
 
     @PostConstruct
     void init() {
@@ -64,8 +55,9 @@ public class BackgroundStatements {
      *
      * @return the permit; never null
      */
+    @Override
     public Permit begin() {
-        Permit permit = NONE;
+        Permit permit = Permit.NONE;
         if (permits != null) {
             try {
                 // tryAcquire() would barge past the bodies already waiting; the timed form keeps the fair order
@@ -80,7 +72,7 @@ public class BackgroundStatements {
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return NONE;
+                return Permit.NONE;
             }
             AtomicBoolean closed = new AtomicBoolean();
             permit = () -> {

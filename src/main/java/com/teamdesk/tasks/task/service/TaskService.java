@@ -11,7 +11,7 @@ import com.teamdesk.tasks.platform.Transactions;
 import com.teamdesk.tasks.platform.TxSite;
 import com.teamdesk.tasks.task.engine.TaskDispatcher;
 import com.teamdesk.tasks.task.engine.TaskKinds;
-import com.teamdesk.tasks.task.fairshare.UrgentWork;
+import com.teamdesk.tasks.task.fairshare.FairShare;
 import com.teamdesk.tasks.task.idempotency.IdempotencyKeys;
 import com.teamdesk.tasks.task.idempotency.IdempotentRequest;
 import com.teamdesk.tasks.task.ledger.Dispatch;
@@ -98,8 +98,9 @@ public class TaskService {
     @Inject
     TaskTracing tracing;
 
+    /** R47: a request's urgent window, or its yield to urgent work (docs/fair-share.md). */
     @Inject
-    UrgentWork urgent;
+    FairShare fairShare;
 
     /**
      * Creates a task (WAITING, run 0) and dispatches it at once unless it is scheduled for later
@@ -133,16 +134,8 @@ public class TaskService {
         // R47: a request for an urgent kind holds background statements back from its first read to its answer;
         // one for a background kind lets the urgent work in flight go first
         int priority = req == null ? -1 : kinds.priorityOf(req.kind());
-        if (urgent.isBackground(priority)) {
-            urgent.yieldToUrgent();
-        }
-        UrgentWork.Window window = urgent.open(priority);
-        try {
-            return createTask(callerId, teamId, req, idem, window);
-        } finally {
-            if (window != null) {
-                window.release(); // unless handed over to the new job's claim
-            }
+        try (FairShare.RequestShare share = fairShare.request(priority)) { // its window outlives it when handed over
+            return createTask(callerId, teamId, req, idem, share);
         }
     }
 
@@ -151,7 +144,7 @@ public class TaskService {
      * over to the claim of the job it dispatches.
      */
     private Submitted createTask(UUID callerId, UUID teamId, NewTaskRequest req, IdempotentRequest idem,
-            UrgentWork.Window window) {
+            FairShare.RequestShare share) {
         Role role = access.requireMember(teamId, callerId);
         Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
         Optional<Submitted> seen = replayed(keys, ledger, idem, now);
@@ -191,7 +184,7 @@ public class TaskService {
             TaskJobId job = TaskJobId.of(id, 0);
             // R47: held background statements wait for the job's claim too (handed over first: the claim may come
             // before the add returns)
-            urgent.handOver(window, job.toString());
+            share.dispatched(job.toString());
             dispatcher.addCommitted(new Dispatch(job, teamId, kind, traceParent), now); // after the commit: R18 (issue 16)
         }
         return new Submitted(created.task(), ACCEPTED, false);

@@ -33,6 +33,8 @@ public final class Execution {
     private long lastLeaseCheck;
     /** The last progress written. */
     private int lastProgress;
+    /** R48/R47: the permits of this execution's statements ({@link StatementPermits#NONE} for an urgent kind). */
+    private final StatementPermits statements;
 
     public Execution(BackgroundTask task, Lease lease, Job job, ExecutionLedger ledger, Clock clock, PausePoints pausePoints) {
         this(task, lease, job, ledger, clock, pausePoints, System::nanoTime, DEFAULT_LEASE_CHECK_MS);
@@ -40,6 +42,16 @@ public final class Execution {
 
     public Execution(BackgroundTask task, Lease lease, Job job, ExecutionLedger ledger, Clock clock, PausePoints pausePoints,
             LongSupplier ticker, long leaseCheckMs) {
+        this(task, lease, job, ledger, clock, pausePoints, ticker, leaseCheckMs, StatementPermits.NONE);
+    }
+
+    /**
+     * @param statements R48/R47's permits for the body's statements: the engine's fair share decides them by the
+     *                   kind's priority ({@link StatementPermits#NONE} for an urgent kind)
+     */
+    public Execution(BackgroundTask task, Lease lease, Job job, ExecutionLedger ledger, Clock clock, PausePoints pausePoints,
+            LongSupplier ticker, long leaseCheckMs, StatementPermits statements) {
+        this.statements = statements;
         this.task = task;
         this.lease = lease;
         this.job = job;
@@ -128,6 +140,18 @@ public final class Execution {
     public void reportCompletedToQueue() {
         pause(PausePoint.BEFORE_FINAL_QUEUE_REPORT);
         job.updateProgressOnCompletion(100);
+    }
+
+    /**
+     * R48 and R47: call right before a database statement of the body that starts new work (a read, a batch's
+     * {@code COPY}, a progress or result write), and close what it returns when the statement is done. For a
+     * background kind it waits for a permit of the instance's bound, then for urgent work; for an urgent kind it
+     * returns at once. An interrupt ends the wait and stays set (the next lease check sees it).
+     *
+     * @return the permit (try-with-resources); never null
+     */
+    public StatementPermits.Permit beginStatement() {
+        return statements.begin();
     }
 
     /** Reaches a test pause point (no-op in production). */

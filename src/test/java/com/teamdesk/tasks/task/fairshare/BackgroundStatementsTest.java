@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.task.fairshare;
 
+import com.teamdesk.tasks.task.spi.StatementPermits;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -45,7 +46,7 @@ class BackgroundStatementsTest {
         CompletableFuture<Void> release = new CompletableFuture<>();
         CompletableFuture<Boolean> interrupted = new CompletableFuture<>();
         Thread t = new Thread(() -> {
-            try (BackgroundStatements.Permit p = b.begin()) {
+            try (StatementPermits.Permit p = b.begin()) {
                 interrupted.complete(Thread.currentThread().isInterrupted());
                 Objects.requireNonNull(p, "begin() returns a permit to close");
                 holding.complete(null);
@@ -96,14 +97,14 @@ class BackgroundStatementsTest {
     @Test
     void aNewcomerNeverTakesAFreedPermitBeforeABodyAlreadyWaiting() throws Exception {
         BackgroundStatements b = bound(1);
-        BackgroundStatements.Permit held = b.begin();
+        StatementPermits.Permit held = b.begin();
         Statement waiter = start(b);
         assertEquals(1, b.waiting());
         waiter.release().complete(null); // once it holds the permit, it gives it back at once
         // This thread frees the permit and asks again in the same breath, long before the waiter can wake: a barging
         // acquire would take it here, with the waiter still parked.
         held.close();
-        try (BackgroundStatements.Permit again = b.begin()) {
+        try (StatementPermits.Permit again = b.begin()) {
             assertTrue(waiter.holding().isDone(), "the body that waited first held the permit before the newcomer");
             Objects.requireNonNull(again);
         }
@@ -115,10 +116,10 @@ class BackgroundStatementsTest {
     @Test
     void aSecondCloseGivesNothingBackTwice() throws Exception {
         BackgroundStatements b = bound(1);
-        BackgroundStatements.Permit p = b.begin();
+        StatementPermits.Permit p = b.begin();
         p.close();
         p.close();
-        BackgroundStatements.Permit again = b.begin();
+        StatementPermits.Permit again = b.begin();
         Statement waits = start(b);
         assertEquals(1, b.waiting(), "the bound of 1 is still 1 after a double close");
         again.close();
@@ -131,7 +132,7 @@ class BackgroundStatementsTest {
     @Test
     void anInterruptEndsTheWaitWithTheFlagKept() throws Exception {
         BackgroundStatements b = bound(1);
-        BackgroundStatements.Permit held = b.begin();
+        StatementPermits.Permit held = b.begin();
         Statement waits = start(b);
         assertEquals(1, b.waiting());
         waits.thread().interrupt();
@@ -148,11 +149,11 @@ class BackgroundStatementsTest {
     void zeroBoundsNothingAndTheDefaultIsTheProcessors() throws Exception {
         BackgroundStatements off = bound(0);
         assertEquals(0, off.bound());
-        List<BackgroundStatements.Permit> many = new ArrayList<>();
+        List<StatementPermits.Permit> many = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
             many.add(off.begin());
         }
-        many.forEach(BackgroundStatements.Permit::close);
+        many.forEach(StatementPermits.Permit::close);
         assertEquals(0, off.waits());
         assertEquals(Runtime.getRuntime().availableProcessors(), bound(-1).bound());
     }
