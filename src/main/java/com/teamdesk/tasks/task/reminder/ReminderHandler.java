@@ -135,7 +135,7 @@ public class ReminderHandler implements TaskKindHandler<ReminderParams> {
         Span span = tracing.child(TaskTracing.REMINDER_TRANSACTION_SPAN);
         try {
             transactions.inNewTransaction(TxSite.WORKER,
-                    () -> transaction.apply(execution.lease(), execution.task(), params));
+                    () -> transaction.apply(execution, params));
         } catch (RuntimeException e) {
             if (span.isRecording()) {
                 span.setStatus(StatusCode.ERROR, e.getClass().getSimpleName());

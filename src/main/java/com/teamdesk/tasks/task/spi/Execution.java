@@ -3,6 +3,7 @@ package com.teamdesk.tasks.task.spi;
 import com.teamdesk.tasks.queue.Job;
 import com.teamdesk.tasks.queue.LockLostException;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.logging.Level;
@@ -128,6 +129,28 @@ public final class Execution {
     public void reportCompletedToQueue() {
         pause(PausePoint.BEFORE_FINAL_QUEUE_REPORT);
         job.updateProgressOnCompletion(100);
+    }
+
+    /**
+     * Reads this execution's row under its lease: inside a kind's completing transaction, an early exit that never
+     * replaces the check at completion (R14).
+     *
+     * @throws LeaseLost the lease no longer matches
+     */
+    public BackgroundTask readUnderLease() {
+        return ledger.readUnderLease(lease);
+    }
+
+    /**
+     * Completes this execution's run under its lease, inside the kind's JTA transaction ({@code MANDATORY}), so that
+     * the kind's side effects commit with it and a lost lease rolls them back (R14): {@link ExecutionLedger#complete}.
+     *
+     * @param what names the completion in errors, e.g. {@code reminder completion}
+     * @throws LeaseLost   the lease no longer matches; thrown out of the transaction, it rolls back
+     * @throws RunTimedOut past the run's deadline (R26)
+     */
+    public void complete(String what, Instant now) {
+        ledger.complete(lease, what, now);
     }
 
     /** Reaches a test pause point (no-op in production). */

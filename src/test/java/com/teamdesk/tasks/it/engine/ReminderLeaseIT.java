@@ -11,6 +11,7 @@ import com.teamdesk.tasks.task.reminder.ReminderParams;
 import com.teamdesk.tasks.task.reminder.ReminderTransaction;
 import com.teamdesk.tasks.task.service.TaskService;
 import com.teamdesk.tasks.task.spi.BackgroundTask;
+import com.teamdesk.tasks.task.spi.Execution;
 import com.teamdesk.tasks.task.spi.Lease;
 import com.teamdesk.tasks.task.spi.LeaseLost;
 import com.teamdesk.tasks.task.spi.PausePoint;
@@ -277,7 +278,7 @@ class ReminderLeaseIT {
         var aPaused = gates.gate(PausePoint.REMINDER_AFTER_LEASE_READ, task, 1);
         try {
             Future<Integer> ea = fx.start(() -> transactions.inNewTransaction(TxSite.WORKER,
-                    () -> tx.apply(a, asClaimed, params)));
+                    () -> tx.apply(new Execution(asClaimed, a, job(task, 0, 0), ledger, clock, gates), params)));
             aPaused.awaitArrival();
             ledger.claim(task, 0, 1, clock.instant()).orElseThrow(); // B takes over after A's lease read
             aPaused.release();
