@@ -2,9 +2,9 @@ package com.teamdesk.tasks.task.digest;
 
 import com.teamdesk.tasks.common.Jsons;
 import com.teamdesk.tasks.task.spi.BackgroundTask;
+import com.teamdesk.tasks.task.spi.CoreRejection;
+import com.teamdesk.tasks.task.spi.EnginePausePoint;
 import com.teamdesk.tasks.task.spi.Execution;
-import com.teamdesk.tasks.task.spi.PausePoint;
-import com.teamdesk.tasks.task.spi.TaskRejected.Reason;
 import com.teamdesk.tasks.task.spi.TaskRejected;
 import com.teamdesk.tasks.task.spi.TaskScope;
 import com.teamdesk.tasks.team.JdbcTeamWrites;
@@ -79,9 +79,9 @@ public class DigestTransaction {
         UUID visibleTo = wholeTeam ? null : task.ownerId();
         TicketFilter open = new TicketFilter(EnumSet.of(TicketStatus.OPEN), null, null, null, null, ZoneOffset.UTC);
         JdbcTicketReader.RoleAndCount rc = tickets.roleAndCount(task.teamId(), task.ownerId(), visibleTo, open);
-        Role role = rc.role().orElseThrow(() -> new TaskRejected(Reason.PERMISSION_LOST, "owner is no longer a member"));
+        Role role = rc.role().orElseThrow(() -> new TaskRejected(CoreRejection.PERMISSION_LOST, "owner is no longer a member"));
         if (wholeTeam && !role.isStaff()) {
-            throw new TaskRejected(Reason.PERMISSION_LOST, "owner is no longer staff");
+            throw new TaskRejected(CoreRejection.PERMISSION_LOST, "owner is no longer staff");
         }
         List<TicketRow> oldest = rc.count() == 0 ? List.of()
                 : tickets.readBatch(task.teamId(), visibleTo, open, null, null, TITLES);
@@ -91,7 +91,7 @@ public class DigestTransaction {
                 Jsons.PROVIDER.createObjectBuilder().add("taskId", task.id().toString()).add("run", task.run())
                         .add("scope", task.scope().name()).add("openTickets", rc.count()).add("delivered", added)
                         .build(), now);
-        ex.pause(PausePoint.BEFORE_COMPLETION);
+        ex.pause(EnginePausePoint.BEFORE_COMPLETION);
         ex.complete("digest completion", now);
         return message;
     }

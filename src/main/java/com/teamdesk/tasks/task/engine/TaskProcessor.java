@@ -18,7 +18,7 @@ import com.teamdesk.tasks.task.spi.BackgroundTask;
 import com.teamdesk.tasks.task.spi.Execution;
 import com.teamdesk.tasks.task.spi.Lease;
 import com.teamdesk.tasks.task.spi.LeaseLost;
-import com.teamdesk.tasks.task.spi.PausePoint;
+import com.teamdesk.tasks.task.spi.EnginePausePoint;
 import com.teamdesk.tasks.task.spi.PausePoints;
 import com.teamdesk.tasks.task.spi.RunTimedOut;
 import com.teamdesk.tasks.task.spi.TaskJobId;
@@ -135,7 +135,7 @@ public class TaskProcessor implements JobProcessor {
             metrics.queueWait(task.kind(), Duration.between(task.runAt(), task.updatedAt()));
         }
         Execution execution = new Execution(task, lease, job, ledger, clock, pausePoints, System::nanoTime,
-                leaseCheckMs);
+                leaseCheckMs, tracing);
         // R45: null while tracing is off (one field read); else this execution's span, current on this thread
         TaskTracing.ExecutionSpan span = tracing.on() ? tracing.startExecution(job, task, lease, claimedAt) : null;
         String outcome = null; // null: the lease was lost, the history says why (resolved in finally)
@@ -143,7 +143,7 @@ public class TaskProcessor implements JobProcessor {
         UrgentWork.Window window = urgent.open(priority); // R47: null unless urgent
         urgent.claimed(job.id()); // its own window is open: the creating request's, handed over, may close
         try {
-            execution.pause(PausePoint.AFTER_CLAIM);
+            execution.pause(EnginePausePoint.AFTER_CLAIM);
             if (background.isBackground(priority)) {
                 background.call(() -> { // R46: the body at background CPU priority, the rest of the slot as it was
                     kinds.run(execution);
@@ -251,7 +251,7 @@ public class TaskProcessor implements JobProcessor {
                 : isFinal ? finalMessage() : RETRYING_MESSAGE;
         boolean reported;
         try {
-            execution.pause(PausePoint.BEFORE_FAILURE_REPORT);
+            execution.pause(EnginePausePoint.BEFORE_FAILURE_REPORT);
             reported = ledger.reportFailure(lease, isFinal, lastError, failureOutcome(error), clock.instant());
         } catch (RuntimeException reportError) {
             // The ledger could not be written: still tell the queue, the 2-minute sweep heals the row (R19).

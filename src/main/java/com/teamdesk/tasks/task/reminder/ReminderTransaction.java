@@ -2,9 +2,8 @@ package com.teamdesk.tasks.task.reminder;
 
 import com.teamdesk.tasks.common.Jsons;
 import com.teamdesk.tasks.task.spi.BackgroundTask;
+import com.teamdesk.tasks.task.spi.CoreRejection;
 import com.teamdesk.tasks.task.spi.Execution;
-import com.teamdesk.tasks.task.spi.PausePoint;
-import com.teamdesk.tasks.task.spi.TaskRejected.Reason;
 import com.teamdesk.tasks.task.spi.TaskRejected;
 import com.teamdesk.tasks.task.spi.TaskScope;
 import com.teamdesk.tasks.team.JdbcTeamWrites.LockedTicket;
@@ -77,18 +76,18 @@ public class ReminderTransaction {
         Instant now = clock.instant();
         team.lockTeam(task.teamId(), lockWaitMs, idleMs);
         ex.readUnderLease();
-        ex.pause(PausePoint.REMINDER_AFTER_LEASE_READ);
+        ex.pause(ReminderPausePoint.REMINDER_AFTER_LEASE_READ);
 
         Role ownerRole = access.roleOf(task.teamId(), task.ownerId())
-                .orElseThrow(() -> new TaskRejected(Reason.PERMISSION_LOST, "owner is no longer a member"));
+                .orElseThrow(() -> new TaskRejected(CoreRejection.PERMISSION_LOST, "owner is no longer a member"));
         LockedTicket ticket = team.lockTicket(params.ticketId(), task.teamId())
-                .orElseThrow(() -> new TaskRejected(Reason.TICKET_GONE, "ticket " + params.ticketId()));
+                .orElseThrow(() -> new TaskRejected(ReminderRejection.TICKET_GONE, "ticket " + params.ticketId()));
         if (ticket.status() == TicketStatus.CLOSED) {
-            throw new TaskRejected(Reason.TICKET_CLOSED, "ticket " + params.ticketId());
+            throw new TaskRejected(ReminderRejection.TICKET_CLOSED, "ticket " + params.ticketId());
         }
         if (task.scope() == TaskScope.TEAM ? !ownerRole.isStaff()
                 : !TeamAccess.canSee(ownerRole, task.ownerId(), ticket.requesterId(), ticket.assigneeId())) {
-            throw new TaskRejected(Reason.PERMISSION_LOST, "owner may no longer see the ticket");
+            throw new TaskRejected(CoreRejection.PERMISSION_LOST, "owner may no longer see the ticket");
         }
         List<UUID> recipients = recipients(params, task.teamId(), ticket);
         int inserted = 0;
@@ -101,10 +100,10 @@ public class ReminderTransaction {
         team.appendSystemEvent(task.teamId(), EVENT_KIND, params.ticketId(), task.ownerId(), task.id(),
                 Jsons.PROVIDER.createObjectBuilder().add("taskId", task.id().toString()).add("run", task.run())
                         .add("recipients", recipients.size()).add("message", params.message()).build(), now);
-        ex.pause(PausePoint.REMINDER_AFTER_EVENT_INSERT);
-        ex.pause(PausePoint.REMINDER_BEFORE_COMPLETE);
+        ex.pause(ReminderPausePoint.REMINDER_AFTER_EVENT_INSERT);
+        ex.pause(ReminderPausePoint.REMINDER_BEFORE_COMPLETE);
         complete(ex, now);
-        ex.pause(PausePoint.REMINDER_AFTER_COMPLETE);
+        ex.pause(ReminderPausePoint.REMINDER_AFTER_COMPLETE);
         return inserted;
     }
 
@@ -125,7 +124,7 @@ public class ReminderTransaction {
             out = team.staffIds(teamId);
         }
         if (out.isEmpty()) {
-            throw new TaskRejected(Reason.NO_RECIPIENTS, "nobody to notify");
+            throw new TaskRejected(ReminderRejection.NO_RECIPIENTS, "nobody to notify");
         }
         return out;
     }

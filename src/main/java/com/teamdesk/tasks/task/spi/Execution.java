@@ -2,6 +2,7 @@ package com.teamdesk.tasks.task.spi;
 
 import com.teamdesk.tasks.queue.Job;
 import com.teamdesk.tasks.queue.LockLostException;
+import io.opentelemetry.api.trace.Span;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
@@ -22,6 +23,7 @@ public final class Execution {
     private final ExecutionLedger ledger;
     private final Clock clock;
     private final PausePoints pausePoints;
+    private final ChildSpans spans;
     /** The queue lock was lost: later progress reports to the queue can only fail, so none are sent. */
     private volatile boolean queueLockLost;
     /** The last queue progress report failed: further failures in a row are logged at FINE only. */
@@ -41,6 +43,13 @@ public final class Execution {
 
     public Execution(BackgroundTask task, Lease lease, Job job, ExecutionLedger ledger, Clock clock, PausePoints pausePoints,
             LongSupplier ticker, long leaseCheckMs) {
+        this(task, lease, job, ledger, clock, pausePoints, ticker, leaseCheckMs, ChildSpans.NONE);
+    }
+
+    /** An execution whose kind's spans {@code spans} starts (R45; {@link ChildSpans#NONE} without tracing). */
+    public Execution(BackgroundTask task, Lease lease, Job job, ExecutionLedger ledger, Clock clock, PausePoints pausePoints,
+            LongSupplier ticker, long leaseCheckMs, ChildSpans spans) {
+        this.spans = spans;
         this.task = task;
         this.lease = lease;
         this.job = job;
@@ -81,11 +90,11 @@ public final class Execution {
      * @throws LeaseLost when the lease no longer matches (R8)
      */
     public void progress(int percent) {
-        pause(PausePoint.BEFORE_PROGRESS_WRITE);
+        pause(EnginePausePoint.BEFORE_PROGRESS_WRITE);
         ledger.writeProgress(lease, percent, clock.instant());
         lastLeaseCheck = ticker.getAsLong();
         lastProgress = percent;
-        pause(PausePoint.AFTER_PROGRESS_WRITE);
+        pause(EnginePausePoint.AFTER_PROGRESS_WRITE);
         if (queueLockLost) {
             return;
         }
@@ -127,7 +136,7 @@ public final class Execution {
      * it finished (R7).
      */
     public void reportCompletedToQueue() {
-        pause(PausePoint.BEFORE_FINAL_QUEUE_REPORT);
+        pause(EnginePausePoint.BEFORE_FINAL_QUEUE_REPORT);
         job.updateProgressOnCompletion(100);
     }
 
@@ -153,7 +162,17 @@ public final class Execution {
         ledger.complete(lease, what, now);
     }
 
-    /** Reaches a test pause point (no-op in production). */
+    /**
+     * R45: starts a span inside this execution's, named by the kind ({@code export.batch}).
+     *
+     * @return the span, to {@link Span#end()} on this thread; {@link Span#getInvalid()} (every call a no-op) while
+     *         tracing is off
+     */
+    public Span span(SpanName name) {
+        return spans.child(name.spanName());
+    }
+
+    /** Reaches a test pause point (no-op in production): the engine's, or one the kind declares. */
     public void pause(PausePoint point) {
         pausePoints.reached(point, lease);
     }
