@@ -4,11 +4,9 @@ import com.teamdesk.tasks.common.InvalidInputException;
 import com.teamdesk.tasks.platform.SchemaMigration;
 import com.teamdesk.tasks.task.fairshare.BackgroundCpu;
 import com.teamdesk.tasks.task.fairshare.BackgroundStatements;
-import com.teamdesk.tasks.task.observe.TaskTracing;
 import com.teamdesk.tasks.task.spi.BackgroundTask;
+import com.teamdesk.tasks.task.spi.CoreRejection;
 import com.teamdesk.tasks.task.spi.Execution;
-import com.teamdesk.tasks.task.spi.PausePoint;
-import com.teamdesk.tasks.task.spi.TaskRejected.Reason;
 import com.teamdesk.tasks.task.spi.TaskRejected;
 import com.teamdesk.tasks.task.spi.TaskScope;
 import com.teamdesk.tasks.team.JdbcTicketReader.RoleHolder;
@@ -100,9 +98,6 @@ public class ExportRunner {
     BackgroundCpu background;
 
     @Inject
-    TaskTracing tracing;
-
-    @Inject
     BackgroundStatements statements;
 
     private ExecutorService chunkStores;
@@ -117,7 +112,7 @@ public class ExportRunner {
             export(ex);
         } catch (RuntimeException e) {
             if (isDataError(e)) {
-                throw new TaskRejected(Reason.INVALID_FILTERS, "PostgreSQL data error: " + e.getMessage());
+                throw new TaskRejected(ExportRejection.INVALID_FILTERS, "PostgreSQL data error: " + e.getMessage());
             }
             throw e;
         }
@@ -140,7 +135,7 @@ public class ExportRunner {
         try {
             filter = TicketFilter.fromStoredJson(task.params());
         } catch (InvalidInputException e) {
-            throw new TaskRejected(Reason.INVALID_FILTERS, e.detail());
+            throw new TaskRejected(ExportRejection.INVALID_FILTERS, e.detail());
         }
         // R48 and R47: a permit of the background statements' bound and a yield to urgent work before each statement
         // that starts new work. The owner's permission and the row count in one statement (issue 16); the permission
@@ -153,7 +148,7 @@ public class ExportRunner {
         UUID visibleTo = checkPermission(task, start.role());
         long total = start.count();
         if (total > maxRows) {
-            throw new TaskRejected(Reason.TOO_LARGE, total + " rows > limit " + maxRows);
+            throw new TaskRejected(ExportRejection.TOO_LARGE, total + " rows > limit " + maxRows);
         }
         long written = 0;
         try (ChunkedResult out = new ChunkedResult(store, ex.lease(), ex.clock(), chunkBytes,
@@ -169,13 +164,13 @@ public class ExportRunner {
                     int base = percent(written, total);
                     // R23: a lease-checked write at least every ~1 s of work, whatever the batch size.
                     // R45: each batch's COPY is a span inside the execution's (a no-op span while tracing is off)
-                    Span batchSpan = tracing.child(TaskTracing.EXPORT_BATCH_SPAN);
+                    Span batchSpan = ex.span(ExportSpans.BATCH);
                     CopyCsv.Batch batch;
                     try (BackgroundStatements.Permit p = statements.begin()) {
                         batch = copyBatch(csv, tickets.batchQuery(CopyCsv.COLUMNS, task.teamId(), visibleTo,
                                 filter, afterCreatedAt, afterId, batchSize, holder), () -> ex.checkLeaseIfDue(base));
                         if (batchSpan.isRecording()) {
-                            batchSpan.setAttribute(TaskTracing.ROWS, (long) batch.rows());
+                            batchSpan.setAttribute(ExportSpans.ROWS, (long) batch.rows());
                         }
                     } finally {
                         batchSpan.end();
@@ -183,10 +178,10 @@ public class ExportRunner {
                     if (batch.rows() == 0) {
                         break;
                     }
-                    ex.pause(PausePoint.EXPORT_AFTER_BATCH_READ);
+                    ex.pause(ExportPausePoint.EXPORT_AFTER_BATCH_READ);
                     written += batch.rows();
                     if (written > maxRows) {
-                        throw new TaskRejected(Reason.TOO_LARGE, "more than " + maxRows + " rows while reading");
+                        throw new TaskRejected(ExportRejection.TOO_LARGE, "more than " + maxRows + " rows while reading");
                     }
                     // Progress after the first batch, then about once a second (the lease-check interval).
                     if (written == batch.rows() || progressEveryBatch) {
@@ -209,9 +204,9 @@ public class ExportRunner {
                         checkPermission(task);
                     }
                 }
-                ex.pause(PausePoint.EXPORT_BEFORE_RESULT_WRITE);
+                ex.pause(ExportPausePoint.EXPORT_BEFORE_RESULT_WRITE);
                 try (BackgroundStatements.Permit p = statements.begin()) {
-                    ex.pause(PausePoint.EXPORT_RESULT_WRITE_PERMIT_HELD);
+                    ex.pause(ExportPausePoint.EXPORT_RESULT_WRITE_PERMIT_HELD);
                     var now = ex.clock().instant();
                     out.complete(summary(written), now.plus(Duration.ofHours(retentionHours)), now);
                 }
@@ -295,10 +290,10 @@ public class ExportRunner {
 
     /** {@link #checkPermission(BackgroundTask)} with the owner's role as just read (empty: not a member). */
     private static UUID checkPermission(BackgroundTask task, Optional<Role> owner) {
-        Role role = owner.orElseThrow(() -> new TaskRejected(Reason.PERMISSION_LOST, "owner is no longer a member"));
+        Role role = owner.orElseThrow(() -> new TaskRejected(CoreRejection.PERMISSION_LOST, "owner is no longer a member"));
         if (task.scope() == TaskScope.TEAM) {
             if (!role.isStaff()) {
-                throw new TaskRejected(Reason.PERMISSION_LOST, "owner is no longer staff");
+                throw new TaskRejected(CoreRejection.PERMISSION_LOST, "owner is no longer staff");
             }
             return null;
         }
