@@ -31,8 +31,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * as the reminder's (R14): under the team lock it reads the lease (early exit), checks the owner's right to
  * the scope, counts the open tickets in scope and names the oldest few, inserts the notification (unique per
  * task and recipient: a replay adds none), appends a system event {@value #EVENT_KIND}, and completes the
- * task through its execution (the ledger's completion, in this transaction). A lost lease throws {@code LeaseLost} out of the transaction,
- * so the container rolls back the notification and the event with it.
+ * task through its execution (the ledger's completion, in this transaction). A lost lease throws {@code LeaseLost}
+ * out of the transaction, so the container rolls back the notification and the event with it.
  */
 @ApplicationScoped
 public class DigestTransaction {
@@ -79,7 +79,8 @@ public class DigestTransaction {
         UUID visibleTo = wholeTeam ? null : task.ownerId();
         TicketFilter open = new TicketFilter(EnumSet.of(TicketStatus.OPEN), null, null, null, null, ZoneOffset.UTC);
         JdbcTicketReader.RoleAndCount rc = tickets.roleAndCount(task.teamId(), task.ownerId(), visibleTo, open);
-        Role role = rc.role().orElseThrow(() -> new TaskRejected(CoreRejection.PERMISSION_LOST, "owner is no longer a member"));
+        Role role = rc.role()
+                .orElseThrow(() -> new TaskRejected(CoreRejection.PERMISSION_LOST, "owner is no longer a member"));
         if (wholeTeam && !role.isStaff()) {
             throw new TaskRejected(CoreRejection.PERMISSION_LOST, "owner is no longer staff");
         }

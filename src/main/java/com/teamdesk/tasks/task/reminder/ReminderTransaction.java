@@ -28,9 +28,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * the team's operations ({@link JdbcTeamWrites}, each joining this transaction) and keeps the
  * lease gate: under the team lock it inserts the notification(s) (unique per task and recipient),
  * bumps the ticket's {@code version}, appends a system event, and completes the task with a
- * lease-checked transition of the ledger (asked of the {@link Execution}). When that UPDATE does not match exactly one row, {@code LeaseLost} is
- * thrown OUT of the transaction so that the container rolls back all four writes: returning
- * normally would commit them. The lease read made earlier under the lock is only an early exit;
+ * lease-checked transition of the ledger (asked of the {@link Execution}). When that UPDATE does
+ * not match exactly one row, {@code LeaseLost} is thrown OUT of the transaction so that the
+ * container rolls back all four writes: returning normally would commit them. The lease read made earlier under the lock is only an early exit;
  * it never replaces the check at commit.
  */
 @ApplicationScoped
