@@ -21,6 +21,7 @@ import java.io.StringReader;
 import java.net.URL;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -55,19 +56,10 @@ class TraceIT {
     @Deployment(testable = false)
     static WebArchive deployment() {
         receiver = OtlpReceiver.start();
-        return TestDeployments.app(Map.ofEntries(
-                Map.entry("teamdesk.redis.prefix", PREFIX),
-                Map.entry("teamdesk.timers.enabled", "false"),
-                Map.entry("teamdesk.task.backoff-ms", "30"),
-                Map.entry("teamdesk.export.batch-size", "10"),
-                Map.entry("otel.sdk.disabled", "false"),
-                Map.entry("otel.service.name", "teamdesk-tasks"),
-                Map.entry("otel.traces.exporter", "otlp"),
-                Map.entry("otel.metrics.exporter", "none"),
-                Map.entry("otel.logs.exporter", "none"),
-                Map.entry("otel.exporter.otlp.protocol", "http/protobuf"),
-                Map.entry("otel.exporter.otlp.endpoint", receiver.endpoint()),
-                Map.entry("otel.bsp.schedule.delay", "50")));
+        Map<String, String> config = new HashMap<>(receiver.serverConfig());
+        config.putAll(Map.of("teamdesk.redis.prefix", PREFIX, "teamdesk.timers.enabled", "false",
+                "teamdesk.task.backoff-ms", "30", "teamdesk.export.batch-size", "10"));
+        return TestDeployments.app(config);
     }
 
     @AfterAll

@@ -89,7 +89,7 @@ public class DigestHandler implements TaskKindHandler<DigestHandler.Params> {
 
     @Override
     public void run(Execution execution, Params params) {
-        transactions.inNewTransaction(TxSite.WORKER, () -> transaction.apply(execution.lease(), execution.task()));
+        transactions.inNewTransaction(TxSite.WORKER, () -> transaction.apply(execution));
         execution.reportCompletedToQueue();
     }
 

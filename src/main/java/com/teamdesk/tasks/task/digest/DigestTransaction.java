@@ -1,12 +1,10 @@
 package com.teamdesk.tasks.task.digest;
 
 import com.teamdesk.tasks.common.Jsons;
-import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
 import com.teamdesk.tasks.task.spi.BackgroundTask;
-import com.teamdesk.tasks.task.spi.Lease;
-import com.teamdesk.tasks.task.spi.PausePoint;
-import com.teamdesk.tasks.task.spi.PausePoints;
-import com.teamdesk.tasks.task.spi.TaskRejected.Reason;
+import com.teamdesk.tasks.task.spi.CoreRejection;
+import com.teamdesk.tasks.task.spi.EnginePausePoint;
+import com.teamdesk.tasks.task.spi.Execution;
 import com.teamdesk.tasks.task.spi.TaskRejected;
 import com.teamdesk.tasks.task.spi.TaskScope;
 import com.teamdesk.tasks.team.JdbcTeamWrites;
@@ -33,8 +31,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * as the reminder's (R14): under the team lock it reads the lease (early exit), checks the owner's right to
  * the scope, counts the open tickets in scope and names the oldest few, inserts the notification (unique per
  * task and recipient: a replay adds none), appends a system event {@value #EVENT_KIND}, and completes the
- * task through the ledger's fenced primitive. A lost lease throws {@code LeaseLost} out of the transaction,
- * so the container rolls back the notification and the event with it.
+ * task through its execution (the ledger's completion, in this transaction). A lost lease throws {@code LeaseLost}
+ * out of the transaction, so the container rolls back the notification and the event with it.
  */
 @ApplicationScoped
 public class DigestTransaction {
@@ -52,12 +50,6 @@ public class DigestTransaction {
     JdbcTicketReader tickets;
 
     @Inject
-    JdbcTaskLedger ledger;
-
-    @Inject
-    PausePoints pausePoints;
-
-    @Inject
     Clock clock;
 
     /** R36: longest wait for the team lock (PostgreSQL {@code lock_timeout}), in ms. */
@@ -71,24 +63,26 @@ public class DigestTransaction {
     long idleMs;
 
     /**
-     * Delivers the digest of {@code task} under {@code lease}, all or nothing.
+     * Delivers the digest of the execution's task under its lease, all or nothing.
      *
      * @return the notification's text
      * @throws LeaseLost    the lease no longer matches; rolled back
      * @throws TaskRejected ({@code PERMISSION_LOST}) the owner left the team, or lost staff for a TEAM digest
      */
     @Transactional(TxType.MANDATORY)
-    public String apply(Lease lease, BackgroundTask task) {
+    public String apply(Execution ex) {
+        BackgroundTask task = ex.task();
         Instant now = clock.instant();
         team.lockTeam(task.teamId(), lockWaitMs, idleMs);
-        ledger.readUnderLease(lease);
+        ex.readUnderLease();
         boolean wholeTeam = task.scope() == TaskScope.TEAM;
         UUID visibleTo = wholeTeam ? null : task.ownerId();
         TicketFilter open = new TicketFilter(EnumSet.of(TicketStatus.OPEN), null, null, null, null, ZoneOffset.UTC);
         JdbcTicketReader.RoleAndCount rc = tickets.roleAndCount(task.teamId(), task.ownerId(), visibleTo, open);
-        Role role = rc.role().orElseThrow(() -> new TaskRejected(Reason.PERMISSION_LOST, "owner is no longer a member"));
+        Role role = rc.role()
+                .orElseThrow(() -> new TaskRejected(CoreRejection.PERMISSION_LOST, "owner is no longer a member"));
         if (wholeTeam && !role.isStaff()) {
-            throw new TaskRejected(Reason.PERMISSION_LOST, "owner is no longer staff");
+            throw new TaskRejected(CoreRejection.PERMISSION_LOST, "owner is no longer staff");
         }
         List<TicketRow> oldest = rc.count() == 0 ? List.of()
                 : tickets.readBatch(task.teamId(), visibleTo, open, null, null, TITLES);
@@ -98,9 +92,8 @@ public class DigestTransaction {
                 Jsons.PROVIDER.createObjectBuilder().add("taskId", task.id().toString()).add("run", task.run())
                         .add("scope", task.scope().name()).add("openTickets", rc.count()).add("delivered", added)
                         .build(), now);
-        pausePoints.reached(PausePoint.BEFORE_COMPLETION, lease);
-        ledger.updateUnderLease(lease, "digest completion", now,
-                "status = 'COMPLETED', progress = 100, execution_id = NULL, last_error = NULL, updated_at = ?", now);
+        ex.pause(EnginePausePoint.BEFORE_COMPLETION);
+        ex.complete("digest completion", now);
         return message;
     }
 

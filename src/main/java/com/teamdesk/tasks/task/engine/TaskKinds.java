@@ -9,6 +9,7 @@ import com.teamdesk.tasks.task.spi.RequestField;
 import com.teamdesk.tasks.task.spi.TaskKind;
 import com.teamdesk.tasks.task.spi.TaskKindHandler.Accepted;
 import com.teamdesk.tasks.task.spi.TaskKindHandler;
+import com.teamdesk.tasks.task.spi.CoreRejection;
 import com.teamdesk.tasks.task.spi.TaskRejected;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;
@@ -161,12 +162,12 @@ public class TaskKinds {
 
             @Override
             public String load(String stored) {
-                throw new TaskRejected(TaskRejected.Reason.UNKNOWN_KIND, kind + " has no handler on this server");
+                throw new TaskRejected(CoreRejection.UNKNOWN_KIND, kind + " has no handler on this server");
             }
 
             @Override
             public void run(Execution execution, String params) {
-                throw new TaskRejected(TaskRejected.Reason.UNKNOWN_KIND, kind + " has no handler on this server");
+                throw new TaskRejected(CoreRejection.UNKNOWN_KIND, kind + " has no handler on this server");
             }
 
             @Override

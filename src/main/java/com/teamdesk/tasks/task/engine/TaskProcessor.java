@@ -9,15 +9,15 @@ import com.teamdesk.tasks.queue.UnrecoverableJobException;
 import com.teamdesk.tasks.task.fairshare.FairShare;
 import com.teamdesk.tasks.task.ledger.ExecutionOutcome;
 import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
-import com.teamdesk.tasks.task.ledger.RunTimeouts;
 import com.teamdesk.tasks.task.ledger.LedgerBreaker;
+import com.teamdesk.tasks.task.ledger.RunTimeouts;
 import com.teamdesk.tasks.task.observe.TaskMetrics;
 import com.teamdesk.tasks.task.observe.TaskTracing;
 import com.teamdesk.tasks.task.spi.BackgroundTask;
+import com.teamdesk.tasks.task.spi.EnginePausePoint;
 import com.teamdesk.tasks.task.spi.Execution;
 import com.teamdesk.tasks.task.spi.Lease;
 import com.teamdesk.tasks.task.spi.LeaseLost;
-import com.teamdesk.tasks.task.spi.PausePoint;
 import com.teamdesk.tasks.task.spi.PausePoints;
 import com.teamdesk.tasks.task.spi.RunTimedOut;
 import com.teamdesk.tasks.task.spi.TaskJobId;
@@ -137,9 +137,9 @@ public class TaskProcessor implements JobProcessor {
         int priority = kinds.handler(task.kind()).priority();
         FairShare.ExecutionShare share = fairShare.execution(job.id(), priority); // closed in finally
         Execution execution = new Execution(task, lease, job, ledger, clock, pausePoints, System::nanoTime,
-                leaseCheckMs, share.statements());
+                leaseCheckMs, share.statements(), tracing);
         try {
-            execution.pause(PausePoint.AFTER_CLAIM);
+            execution.pause(EnginePausePoint.AFTER_CLAIM);
             share.run(() -> kinds.run(execution));
             metrics.completed(task.kind());
             outcome = ExecutionOutcome.COMPLETED.name();
@@ -238,7 +238,7 @@ public class TaskProcessor implements JobProcessor {
                 : isFinal ? finalMessage() : RETRYING_MESSAGE;
         boolean reported;
         try {
-            execution.pause(PausePoint.BEFORE_FAILURE_REPORT);
+            execution.pause(EnginePausePoint.BEFORE_FAILURE_REPORT);
             reported = ledger.reportFailure(lease, isFinal, lastError, failureOutcome(error), clock.instant());
         } catch (RuntimeException reportError) {
             // The ledger could not be written: still tell the queue, the 2-minute sweep heals the row (R19).

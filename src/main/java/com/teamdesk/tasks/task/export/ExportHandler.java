@@ -11,7 +11,6 @@ import com.teamdesk.tasks.task.spi.NewTaskRequest;
 import com.teamdesk.tasks.task.spi.RequestField;
 import com.teamdesk.tasks.task.spi.TaskKind;
 import com.teamdesk.tasks.task.spi.TaskKindHandler;
-import com.teamdesk.tasks.task.spi.TaskRejected.Reason;
 import com.teamdesk.tasks.task.spi.TaskRejected;
 import com.teamdesk.tasks.task.spi.TaskResult;
 import com.teamdesk.tasks.task.spi.TaskScope;
@@ -104,7 +103,7 @@ public class ExportHandler implements TaskKindHandler<TicketFilter> {
     /** @throws TaskRejected ({@code INVALID_FILTERS}: "the export filters are not valid") */
     @Override
     public TicketFilter load(String stored) {
-        return TaskRejected.unlessInvalid(Reason.INVALID_FILTERS, () -> TicketFilter.fromStoredJson(stored));
+        return TaskRejected.unlessInvalid(ExportRejection.INVALID_FILTERS, () -> TicketFilter.fromStoredJson(stored));
     }
 
     @Override

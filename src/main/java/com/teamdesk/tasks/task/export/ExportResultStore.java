@@ -3,10 +3,14 @@ package com.teamdesk.tasks.task.export;
 import com.teamdesk.tasks.platform.Jdbc;
 import com.teamdesk.tasks.platform.SchemaMigration;
 import com.teamdesk.tasks.queue.FlatCombiner;
-import com.teamdesk.tasks.task.ledger.Fencing;
-import com.teamdesk.tasks.task.ledger.LedgerException;
+import com.teamdesk.tasks.task.spi.Binder;
+import com.teamdesk.tasks.task.spi.ExecutionLedger;
+import com.teamdesk.tasks.task.spi.KindLedger;
 import com.teamdesk.tasks.task.spi.Lease;
 import com.teamdesk.tasks.task.spi.LeaseLost;
+import com.teamdesk.tasks.task.spi.OwnWrites;
+import com.teamdesk.tasks.task.spi.ResultCompletion;
+import com.teamdesk.tasks.task.spi.RunTimedOut;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -20,12 +24,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -33,28 +34,36 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 /**
  * The export's own storage (R13, issue 29): its CSV as chunks in {@code task_result_chunk}, named by the
  * lease-checked completion that makes the task COMPLETED, served by {@link #writeResult}, cleared when
- * expired. Every write of an execution is fenced by its lease ({@link Fencing}): a stale execution stores
- * nothing that can be served and deletes nothing. Statements join the caller's JTA transaction when there
- * is one and otherwise run on their own (the export's worker threads run none). SQL errors surface as
- * {@link LedgerException}.
+ * expired. The task row is the ledger's: the completion with a result, the chunk writes' lease condition and the
+ * purge of expired results are its transitions ({@link ExecutionLedger}, {@code JdbcTaskLedger}), and this store
+ * only adds its chunk statements to them ({@link OwnWrites}), so every write of an execution is fenced by its lease:
+ * a stale execution stores nothing that can be served and deletes nothing. Statements join the caller's JTA
+ * transaction when there is one and otherwise run on their own (the export's worker threads run none). SQL errors
+ * of its own statements surface as {@link ResultStoreException}.
  *
- * <p>Over 300 lines because the completion is one statement in two forms (alone, and combined for
- * concurrent executions) that must stay side by side to stay the same transition.
+ * <p>Over 300 lines because the completion comes in two forms (alone, and combined for concurrent executions) whose
+ * chunk writes must stay side by side to stay the same transition.
  */
 @ApplicationScoped
 public class ExportResultStore {
-    private static final String LEASE = Fencing.LEASE_CONDITION;
-
     @Resource(lookup = SchemaMigration.DATASOURCE)
     DataSource dataSource;
+
+    @Inject
+    ExecutionLedger ledger;
+
+    @Inject
+    KindLedger rows;
 
     /** For CDI. */
     public ExportResultStore() {
     }
 
-    /** A store on {@code dataSource}, completions not combined (tools and tests). */
-    public ExportResultStore(DataSource dataSource) {
+    /** A store on {@code dataSource} whose task rows {@code ledger} writes, completions not combined (tools and tests). */
+    public <L extends ExecutionLedger & KindLedger> ExportResultStore(DataSource dataSource, L ledger) {
         this.dataSource = dataSource;
+        this.ledger = ledger;
+        this.rows = ledger;
     }
 
     /**
@@ -74,17 +83,12 @@ public class ExportResultStore {
      * @throws RunTimedOut when {@code now} is past the lease's deadline (R26); nothing is written
      */
     public void writeResultChunk(Lease lease, int seq, InputStream bytes, int length, Instant now) {
-        Fencing.checkDeadline(lease, "result chunk write", now);
-        String sql = "INSERT INTO task_result_chunk (task_id, execution_id, seq, bytes) SELECT id, execution_id, ?, ?"
-                + " FROM background_task" + LEASE + Fencing.ASYNC_COMMIT;
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setInt(1, seq);
-            ps.setBinaryStream(2, bytes, length);
-            Jdbc.bind(ps, 3, lease.taskId(), lease.run(), lease.executionId());
-            Fencing.checkLease(lease, "result chunk write", ps.executeUpdate());
-        } catch (SQLException e) {
-            throw new LedgerException("result chunk write", e);
-        }
+        ledger.writeUnderLease(lease, "result chunk write", now, "INSERT INTO task_result_chunk (task_id, execution_id, seq,"
+                + " bytes) SELECT id, execution_id, ?, ? FROM background_task", (c, ps, first) -> {
+                    ps.setInt(first, seq);
+                    ps.setBinaryStream(first + 1, bytes, length);
+                    return first + 2;
+                }, true);
     }
 
     /**
@@ -110,7 +114,7 @@ public class ExportResultStore {
      */
     public void completeExport(Lease lease, int lastSeq, InputStream lastChunk, int lastLength, long size, String sha256,
             String summary, Instant expiresAt, Instant now) {
-        Fencing.checkDeadline(lease, "result write", now);
+        RunTimedOut.check(lease, "result write", now);
         if (size > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("a CSV of " + size + " bytes is larger than a result may be");
         }
@@ -125,8 +129,8 @@ public class ExportResultStore {
             completed = exportCompletions.submit(new ExportCompletion(lease, lastSeq, last, last.length, (int) size,
                     sha256, summary, expiresAt, now));
         } else {
-            completed = completeOne(new ExportCompletion(lease, lastSeq, null, lastLength, (int) size, sha256, summary,
-                    expiresAt, now), lastChunk);
+            completed = completeOne(new ResultCompletion(lease, (int) size, sha256, summary, expiresAt, now), lastSeq,
+                    lastChunk, lastLength);
         }
         if (!completed) {
             throw new LeaseLost(lease, "result write");
@@ -154,6 +158,10 @@ public class ExportResultStore {
     /** One export's final write, as {@link #completeExport} was asked for it ({@code lastChunk} null: streamed). */
     public record ExportCompletion(Lease lease, int lastSeq, byte[] lastChunk, int lastLength, int size, String sha256,
             String summary, Instant expiresAt, Instant now) {
+        /** @return what the ledger writes of it */
+        ResultCompletion completion() {
+            return new ResultCompletion(lease, size, sha256, summary, expiresAt, now);
+        }
     }
 
     /**
@@ -164,109 +172,65 @@ public class ExportResultStore {
     private FlatCombiner<ExportCompletion, Boolean> exportCompletions;
 
     /**
-     * {@link #completeExport} of one execution in one statement, its last chunk streamed from {@code lastChunk}.
+     * {@link #completeExport} of one execution: the ledger's completion with a result, its last chunk streamed from
+     * {@code lastChunk} into the same statement.
      *
      * @return true when it completed, false when its lease no longer held
      */
-    private boolean completeOne(ExportCompletion e, InputStream lastChunk) {
-        Lease lease = e.lease();
-        String sql = "WITH done AS (UPDATE background_task SET result_execution_id = execution_id, result_size = ?,"
-                + " result_sha256 = ?, result_summary = ?, expires_at = ?, status = 'COMPLETED', progress = 100,"
-                + " execution_id = NULL, last_error = NULL, updated_at = ?" + LEASE
-                + " RETURNING id, result_execution_id),"
-                + " last AS (INSERT INTO task_result_chunk (task_id, execution_id, seq, bytes)"
-                + " SELECT id, result_execution_id, ?, ? FROM done),"
+    private boolean completeOne(ResultCompletion e, int lastSeq, InputStream lastChunk, int lastLength) {
+        return ledger.completeWithResult(e, new OwnWrites(", last AS (INSERT INTO task_result_chunk (task_id, execution_id,"
+                + " seq, bytes) SELECT id, result_execution_id, ?, ? FROM done),"
                 // The stale chunks are found through `done` (nothing is deleted when the lease did not hold), not
                 // through parameters: the planner then estimates the DELETE the same way in every plan, so
                 // PostgreSQL keeps this statement's generic plan instead of planning each completion anew (a
                 // custom plan was chosen whenever the chunks' statistics made a given task look cheaper than the
                 // average one: ~0.15-0.25 ms of PostgreSQL CPU per completion, issue 16).
                 + " stale AS (DELETE FROM task_result_chunk WHERE task_id = (SELECT id FROM done)"
-                + " AND execution_id <> (SELECT result_execution_id FROM done))"
-                + " SELECT count(*) FROM done";
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            Jdbc.bind(ps, 1, e.size(), e.sha256(), e.summary(), e.expiresAt(), e.now(), lease.taskId(), lease.run(),
-                    lease.executionId(), e.lastSeq());
-            ps.setBinaryStream(10, lastChunk, e.lastLength());
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                int n = rs.getInt(1);
-                if (n > 1) {
-                    throw new IllegalStateException("result write matched " + n + " rows for task " + lease.taskId());
-                }
-                return n == 1;
-            }
-        } catch (SQLException ex) {
-            throw new LedgerException("result write", ex);
-        }
+                + " AND execution_id <> (SELECT result_execution_id FROM done))", (c, ps, first) -> {
+                    ps.setInt(first, lastSeq);
+                    ps.setBinaryStream(first + 1, lastChunk, lastLength);
+                    return first + 2;
+                }));
     }
 
     /**
-     * {@link #completeExport} for several executions in ONE statement: each row completed under its own
-     * lease, its last chunk stored and its stale chunks deleted only when its UPDATE matched; rows are
-     * locked in id order (as the ledger's claims), so such statements never deadlock.
+     * {@link #completeExport} for several executions in ONE statement: the ledger's combined completion (each row
+     * under its own lease), each last chunk stored and each stale chunk deleted only for a row that completed.
      *
      * @return per completion, in order: true when it completed, false when its lease no longer held
      */
     public List<Boolean> completeExports(List<ExportCompletion> batch) {
         if (batch.size() == 1) {
             ExportCompletion e = batch.get(0);
-            return List.of(completeOne(e, new ByteArrayInputStream(e.lastChunk(), 0, e.lastLength())));
+            return List.of(completeOne(e.completion(), e.lastSeq(), new ByteArrayInputStream(e.lastChunk(), 0,
+                    e.lastLength()), e.lastLength()));
         }
-        String sql = "WITH j AS (SELECT * FROM unnest(?::uuid[], ?::int[], ?::uuid[], ?::int[], ?::text[], ?::text[],"
-                + " ?::timestamptz[], ?::timestamptz[], ?::int[], ?::bytea[]) AS j(j_id, j_run, j_execution_id, j_size,"
-                + " j_sha256, j_summary, j_expires_at, j_now, j_seq, j_bytes)),"
-                + " locked AS MATERIALIZED (SELECT t.id FROM background_task t JOIN j ON t.id = j.j_id AND t.run = j.j_run"
-                + " AND t.execution_id = j.j_execution_id ORDER BY t.id FOR UPDATE OF t),"
-                + " done AS (UPDATE background_task SET result_execution_id = execution_id, result_size = j.j_size,"
-                + " result_sha256 = j.j_sha256, result_summary = j.j_summary, expires_at = j.j_expires_at,"
-                + " status = 'COMPLETED', progress = 100, execution_id = NULL, last_error = NULL, updated_at = j.j_now"
-                + " FROM j WHERE id = j.j_id AND run = j.j_run AND execution_id = j.j_execution_id"
-                + " AND id IN (SELECT id FROM locked) RETURNING id, result_execution_id),"
-                + " last AS (INSERT INTO task_result_chunk (task_id, execution_id, seq, bytes)"
-                + " SELECT done.id, done.result_execution_id, j.j_seq, j.j_bytes FROM done"
-                + " JOIN j ON j.j_id = done.id AND j.j_execution_id = done.result_execution_id),"
-                + " stale AS (DELETE FROM task_result_chunk c USING done WHERE c.task_id = done.id"
-                + " AND c.execution_id <> done.result_execution_id)"
-                + " SELECT id, result_execution_id FROM done";
-        Set<List<UUID>> completed = new HashSet<>();
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            int n = batch.size();
-            Object[][] columns = new Object[10][n];
-            for (int k = 0; k < n; k++) {
-                ExportCompletion e = batch.get(k);
-                columns[0][k] = e.lease().taskId();
-                columns[1][k] = e.lease().run();
-                columns[2][k] = e.lease().executionId();
-                columns[3][k] = e.size();
-                columns[4][k] = e.sha256();
-                columns[5][k] = e.summary();
-                columns[6][k] = e.expiresAt().toString();
-                columns[7][k] = e.now().toString();
-                columns[8][k] = e.lastSeq();
-            }
-            byte[][] chunks = new byte[n][];
-            for (int k = 0; k < n; k++) {
-                chunks[k] = Arrays.copyOf(batch.get(k).lastChunk(), batch.get(k).lastLength());
-            }
-            String[] types = {"uuid", "integer", "uuid", "integer", "text", "text", "text", "text", "integer"};
-            for (int col = 0; col < types.length; col++) {
-                ps.setArray(col + 1, c.createArrayOf(types[col], columns[col]));
-            }
-            ps.setArray(10, c.createArrayOf("bytea", chunks));
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    completed.add(List.of(Jdbc.uuid(rs, 1), Jdbc.uuid(rs, 2)));
-                }
-            }
-        } catch (SQLException ex) {
-            throw new LedgerException("result write", ex);
+        int n = batch.size();
+        Object[] ids = new Object[n];
+        Object[] executions = new Object[n];
+        Object[] seqs = new Object[n];
+        byte[][] chunks = new byte[n][];
+        for (int k = 0; k < n; k++) {
+            ExportCompletion e = batch.get(k);
+            ids[k] = e.lease().taskId();
+            executions[k] = e.lease().executionId();
+            seqs[k] = e.lastSeq();
+            chunks[k] = Arrays.copyOf(e.lastChunk(), e.lastLength());
         }
-        List<Boolean> out = new ArrayList<>(batch.size());
-        for (ExportCompletion e : batch) {
-            out.add(completed.contains(List.of(e.lease().taskId(), e.lease().executionId())));
-        }
-        return out;
+        return ledger.completeWithResults(batch.stream().map(ExportCompletion::completion).toList(), new OwnWrites(
+                ", k AS (SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::int[], ?::bytea[]) AS k(k_id, k_execution_id,"
+                        + " k_seq, k_bytes)),"
+                        + " last AS (INSERT INTO task_result_chunk (task_id, execution_id, seq, bytes)"
+                        + " SELECT done.id, done.result_execution_id, k.k_seq, k.k_bytes FROM done"
+                        + " JOIN k ON k.k_id = done.id AND k.k_execution_id = done.result_execution_id),"
+                        + " stale AS (DELETE FROM task_result_chunk c USING done WHERE c.task_id = done.id"
+                        + " AND c.execution_id <> done.result_execution_id)", (c, ps, first) -> {
+                            ps.setArray(first, c.createArrayOf("uuid", ids));
+                            ps.setArray(first + 1, c.createArrayOf("uuid", executions));
+                            ps.setArray(first + 2, c.createArrayOf("integer", seqs));
+                            ps.setArray(first + 3, c.createArrayOf("bytea", chunks));
+                            return first + 4;
+                        }));
     }
 
     /**
@@ -288,11 +252,8 @@ public class ExportResultStore {
      * @return how many results were cleared
      */
     public int purgeExpiredResults(Instant now, int limit) {
-        return count("WITH purged AS (UPDATE background_task SET result_execution_id = NULL, result_size = NULL,"
-                + " result_sha256 = NULL, updated_at = ? WHERE id IN (SELECT id FROM background_task"
-                + " WHERE result_sha256 IS NOT NULL AND expires_at <= ? LIMIT ? FOR UPDATE SKIP LOCKED)"
-                + " RETURNING id), chunks AS (DELETE FROM task_result_chunk WHERE task_id IN (SELECT id FROM purged))"
-                + " SELECT count(*) FROM purged", "purge", now, now, limit);
+        return rows.clearExpiredResults(now, limit, new OwnWrites(
+                ", chunks AS (DELETE FROM task_result_chunk WHERE task_id IN (SELECT id FROM done))", Binder.NONE));
     }
 
     /**
@@ -325,7 +286,7 @@ public class ExportResultStore {
                         : Optional.empty();
             }
         } catch (SQLException e) {
-            throw new LedgerException("read result", e);
+            throw new ResultStoreException("read result", e);
         }
     }
 
@@ -358,20 +319,16 @@ public class ExportResultStore {
                 return rs.next() ? rs.getBytes(1) : null;
             }
         } catch (SQLException e) {
-            throw new LedgerException("read result chunk", e);
+            throw new ResultStoreException("read result chunk", e);
         }
     }
 
     /** Executes a statement and returns its count. */
     private int update(String sql, String what, Object... args) {
-        return LedgerException.of(what, () -> {
+        return ResultStoreException.of(what, () -> {
             try (Connection c = dataSource.getConnection()) {
                 return Jdbc.update(c, sql, args);
             }
         });
-    }
-
-    private int count(String sql, String what, Object... args) {
-        return LedgerException.of(what, () -> Jdbc.queryInt(dataSource, sql, args));
     }
 }

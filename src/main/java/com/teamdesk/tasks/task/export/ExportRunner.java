@@ -2,12 +2,10 @@ package com.teamdesk.tasks.task.export;
 
 import com.teamdesk.tasks.common.InvalidInputException;
 import com.teamdesk.tasks.platform.SchemaMigration;
-import com.teamdesk.tasks.task.observe.TaskTracing;
 import com.teamdesk.tasks.task.spi.BackgroundTask;
+import com.teamdesk.tasks.task.spi.CoreRejection;
 import com.teamdesk.tasks.task.spi.Execution;
-import com.teamdesk.tasks.task.spi.PausePoint;
 import com.teamdesk.tasks.task.spi.StatementPermits;
-import com.teamdesk.tasks.task.spi.TaskRejected.Reason;
 import com.teamdesk.tasks.task.spi.TaskRejected;
 import com.teamdesk.tasks.task.spi.TaskScope;
 import com.teamdesk.tasks.team.JdbcTicketReader.RoleHolder;
@@ -97,8 +95,6 @@ public class ExportRunner {
     @Inject
     ChunkStores chunkStores;
 
-    @Inject
-    TaskTracing tracing;
 
     /**
      * Runs the export; a PostgreSQL data error (SQLSTATE class 22, e.g. a date out of range in the
@@ -110,7 +106,7 @@ public class ExportRunner {
             export(ex);
         } catch (RuntimeException e) {
             if (isDataError(e)) {
-                throw new TaskRejected(Reason.INVALID_FILTERS, "PostgreSQL data error: " + e.getMessage());
+                throw new TaskRejected(ExportRejection.INVALID_FILTERS, "PostgreSQL data error: " + e.getMessage());
             }
             throw e;
         }
@@ -139,7 +135,7 @@ public class ExportRunner {
         UUID visibleTo = checkPermission(task, start.role());
         long total = start.count();
         if (total > maxRows) {
-            throw new TaskRejected(Reason.TOO_LARGE, total + " rows > limit " + maxRows);
+            throw new TaskRejected(ExportRejection.TOO_LARGE, total + " rows > limit " + maxRows);
         }
         try (ChunkedResult out = new ChunkedResult(store, ex.lease(), ex.clock(), chunkBytes,
                 chunkOverlap ? chunkStores.executor() : null)) {
@@ -162,7 +158,7 @@ public class ExportRunner {
         try {
             return TicketFilter.fromStoredJson(task.params());
         } catch (InvalidInputException e) {
-            throw new TaskRejected(Reason.INVALID_FILTERS, e.detail());
+            throw new TaskRejected(ExportRejection.INVALID_FILTERS, e.detail());
         }
     }
 
@@ -202,10 +198,10 @@ public class ExportRunner {
             if (batch.rows() == 0) {
                 break;
             }
-            ex.pause(PausePoint.EXPORT_AFTER_BATCH_READ);
+            ex.pause(ExportPausePoint.EXPORT_AFTER_BATCH_READ);
             written += batch.rows();
             if (written > maxRows) {
-                throw new TaskRejected(Reason.TOO_LARGE, "more than " + maxRows + " rows while reading");
+                throw new TaskRejected(ExportRejection.TOO_LARGE, "more than " + maxRows + " rows while reading");
             }
             reportProgress(ex, written == batch.rows(), percent(written, total));
             last = batch;
@@ -222,11 +218,11 @@ public class ExportRunner {
      */
     @SuppressWarnings("try") // R48's permit is held for the block and never referenced in it
     private CopyCsv.Batch readBatch(Execution ex, CopyCsv csv, String query, int base) throws IOException {
-        Span batchSpan = tracing.child(TaskTracing.EXPORT_BATCH_SPAN);
+        Span batchSpan = ex.span(ExportSpans.BATCH);
         try (StatementPermits.Permit p = ex.beginStatement()) {
             CopyCsv.Batch batch = copyBatch(csv, query, () -> ex.checkLeaseIfDue(base));
             if (batchSpan.isRecording()) {
-                batchSpan.setAttribute(TaskTracing.ROWS, (long) batch.rows());
+                batchSpan.setAttribute(ExportSpans.ROWS, (long) batch.rows());
             }
             return batch;
         } finally {
@@ -266,9 +262,9 @@ public class ExportRunner {
     /** The result write (the last chunk, and this execution's chunks named as the result, lease-checked) under a permit. */
     @SuppressWarnings("try") // R48's permit is held for the block and never referenced in it
     private void writeResult(Execution ex, ChunkedResult out, long written) throws IOException {
-        ex.pause(PausePoint.EXPORT_BEFORE_RESULT_WRITE);
+        ex.pause(ExportPausePoint.EXPORT_BEFORE_RESULT_WRITE);
         try (StatementPermits.Permit p = ex.beginStatement()) {
-            ex.pause(PausePoint.EXPORT_RESULT_WRITE_PERMIT_HELD);
+            ex.pause(ExportPausePoint.EXPORT_RESULT_WRITE_PERMIT_HELD);
             var now = ex.clock().instant();
             out.complete(summary(written), now.plus(Duration.ofHours(retentionHours)), now);
         }
@@ -326,10 +322,10 @@ public class ExportRunner {
 
     /** {@link #checkPermission(BackgroundTask)} with the owner's role as just read (empty: not a member). */
     private static UUID checkPermission(BackgroundTask task, Optional<Role> owner) {
-        Role role = owner.orElseThrow(() -> new TaskRejected(Reason.PERMISSION_LOST, "owner is no longer a member"));
+        Role role = owner.orElseThrow(() -> new TaskRejected(CoreRejection.PERMISSION_LOST, "owner is no longer a member"));
         if (task.scope() == TaskScope.TEAM) {
             if (!role.isStaff()) {
-                throw new TaskRejected(Reason.PERMISSION_LOST, "owner is no longer staff");
+                throw new TaskRejected(CoreRejection.PERMISSION_LOST, "owner is no longer staff");
             }
             return null;
         }

@@ -1,16 +1,20 @@
 package com.teamdesk.tasks.task.ledger;
 
+import com.teamdesk.tasks.platform.Jdbc;
 import com.teamdesk.tasks.task.spi.Lease;
 import com.teamdesk.tasks.task.spi.LeaseLost;
 import com.teamdesk.tasks.task.spi.RunTimedOut;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Instant;
+import java.util.Arrays;
 
 /**
- * The fencing rule every write of an execution obeys (R8, R26), for the ledger and for a kind's own
- * statements (the export's result store writes its own SQL under the same lease): the statement names the
- * row, its run and the execution's fencing token ({@link #LEASE_CONDITION}, bound with
- * {@link #leaseArgs}); a count of 0 is a lost lease, more than 1 a bug; a write after the lease's deadline
- * is refused before it is made.
+ * The fencing rule every write of an execution obeys (R8, R26), used by the ledger only (a kind's own
+ * statements under the lease go through {@code ExecutionLedger#writeUnderLease} and the completions): the
+ * statement names the row, its run and the execution's fencing token ({@link #LEASE_CONDITION}, bound here and
+ * nowhere else: {@link #bind}, {@link #withLease}); a count of 0 is a lost lease, more than 1 a bug; a write
+ * after the lease's deadline is refused before it is made.
  */
 public final class Fencing {
     /**
@@ -38,9 +42,27 @@ public final class Fencing {
     private Fencing() {
     }
 
-    /** @return the arguments of {@link #LEASE_CONDITION}: task id, run, execution id */
-    public static Object[] leaseArgs(Lease lease) {
-        return new Object[] {lease.taskId(), lease.run(), lease.executionId()};
+    /**
+     * @return {@code head} followed by the arguments of {@link #LEASE_CONDITION} (task id, run, execution id), for a
+     *         statement whose other placeholders come first
+     */
+    static Object[] withLease(Lease lease, Object... head) {
+        Object[] args = Arrays.copyOf(head, head.length + 3);
+        args[head.length] = lease.taskId();
+        args[head.length + 1] = lease.run();
+        args[head.length + 2] = lease.executionId();
+        return args;
+    }
+
+    /**
+     * Binds the arguments of {@link #LEASE_CONDITION} (task id, run, execution id) from placeholder {@code first}: the
+     * one place a lease is bound.
+     *
+     * @return the index after them
+     */
+    static int bind(PreparedStatement ps, int first, Lease lease) throws SQLException {
+        Jdbc.bind(ps, first, lease.taskId(), lease.run(), lease.executionId());
+        return first + 3;
     }
 
     /**
@@ -49,9 +71,7 @@ public final class Fencing {
      * @throws RunTimedOut when {@code now} is past {@code lease.deadline()}
      */
     public static void checkDeadline(Lease lease, String what, Instant now) {
-        if (lease.deadline() != null && now.isAfter(lease.deadline())) {
-            throw new RunTimedOut(lease, what);
-        }
+        RunTimedOut.check(lease, what, now);
     }
 
     /**

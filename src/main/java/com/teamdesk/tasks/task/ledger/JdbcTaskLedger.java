@@ -2,8 +2,11 @@ package com.teamdesk.tasks.task.ledger;
 
 import com.teamdesk.tasks.platform.Jdbc;
 import com.teamdesk.tasks.platform.SchemaMigration;
-import com.teamdesk.tasks.task.ledger.RunTimeouts;
+import com.teamdesk.tasks.task.spi.Binder;
 import com.teamdesk.tasks.task.spi.ExecutionLedger;
+import com.teamdesk.tasks.task.spi.OwnWrites;
+import com.teamdesk.tasks.task.spi.ResultCompletion;
+import com.teamdesk.tasks.task.spi.KindLedger;
 import com.teamdesk.tasks.task.spi.BackgroundTask;
 import com.teamdesk.tasks.task.spi.Lease;
 import com.teamdesk.tasks.task.spi.LeaseLost;
@@ -22,28 +25,35 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
 /**
- * The task ledger on PostgreSQL through JDBC. Every state change is ONE conditional statement
- * whose row count is checked: 0 means the lease or the state moved on (R8), more than 1 is a bug
- * and throws {@link IllegalStateException}. Methods join the caller's JTA transaction when there
- * is one (begun by {@link com.teamdesk.tasks.platform.Transactions}) and otherwise run their one
- * statement on its own (auto-commit); {@link #updateUnderLease} must run inside the caller's
- * transaction ({@code MANDATORY}). It knows no kind: a kind's own storage and completion statements live
- * in its package and are fenced by {@link Fencing} or {@link #updateUnderLease}. No method begins a transaction: a CDI-begun one would enlist
- * nothing on the worker's threads (docs/platform.md). Times are passed in from the caller's {@link java.time.Clock}.
- * SQL errors surface as {@link LedgerException}.
+ * The task ledger on PostgreSQL through JDBC, and the only writer of {@code background_task}. Every state change is a
+ * named transition, ONE conditional statement whose row count is checked: 0 means the lease or the state moved on (R8),
+ * more than 1 is a bug and throws {@link IllegalStateException}. Methods join the caller's JTA transaction when there
+ * is one (begun by {@link com.teamdesk.tasks.platform.Transactions}) and otherwise run their one statement on its own
+ * (auto-commit); {@link #complete} and {@link #cancelWaiting} must run inside the caller's transaction
+ * ({@code MANDATORY}). It knows no kind: a kind asks for the transitions it needs through the spi
+ * ({@link ExecutionLedger} through its {@code Execution}, {@link KindLedger}), naming itself and its rows; its own
+ * tables' writes that must happen with a transition ride in the transition's statement ({@link OwnWrites}), and its
+ * own statements under the lease are fenced here ({@link #writeUnderLease}); the lease is bound in one place,
+ * {@link Fencing}. No method begins a transaction: a CDI-begun one would enlist nothing on the worker's threads
+ * (docs/platform.md). Times are passed in from the caller's {@link java.time.Clock}. SQL errors surface as
+ * {@link LedgerException}.
  *
- * <p>Over 300 lines: one method per transition, each its one conditional statement and its rule; the
- * claim exists alone and combined (issue 16), and both forms must stay side by side to stay one transition.
+ * <p>Over 300 lines: one method per transition, each its one conditional statement and its rule; the claim and the
+ * completion with a result exist alone and combined (issue 16), and both forms must stay side by side to stay one
+ * transition.
  */
 @ApplicationScoped
-public class JdbcTaskLedger implements ExecutionLedger {
+public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
 
     private static final String COLUMNS = TaskRows.COLUMNS;
 
@@ -269,21 +279,162 @@ public class JdbcTaskLedger implements ExecutionLedger {
     }
 
     /**
-     * The one fencing primitive a kind uses for its own completion (R8): {@code UPDATE background_task SET
-     * <sets>} under the lease, in the caller's JTA transaction, exactly one row. A kind whose side effects
-     * must commit with its completion (R14) calls it inside that transaction, so a lost lease
-     * rolls them back.
+     * Completes the run under the lease (the reminder's and the digest's completion, R14): COMPLETED, progress 100,
+     * lease and {@code lastError} cleared, ONE statement in the caller's JTA transaction, exactly one row; a lost lease
+     * throws out of that transaction so that it rolls back the kind's side effects.
      *
-     * @param sets    the assignments, e.g. {@code "status = 'COMPLETED', progress = 100, execution_id = NULL,
-     *                updated_at = ?"}; their placeholders come first, then the lease's
-     * @param setArgs the assignments' arguments
      * @throws LeaseLost   when the count is not 1, so that the caller's transaction rolls back
      * @throws RunTimedOut when {@code now} is past the lease's deadline (R26): rolls back too
      */
+    @Override
     @Transactional(TxType.MANDATORY)
-    public void updateUnderLease(Lease lease, String what, Instant now, String sets, Object... setArgs) {
+    public void complete(Lease lease, String what, Instant now) {
         Fencing.checkDeadline(lease, what, now);
-        leaseChecked(lease, what, "UPDATE background_task SET " + sets + LEASE, setArgs);
+        leaseChecked(lease, what, "UPDATE background_task SET status = 'COMPLETED', progress = 100, execution_id = NULL,"
+                + " last_error = NULL, updated_at = ?" + LEASE, now);
+    }
+
+    /** The completion with a result's assignments: the result is this execution's, and the run COMPLETED. */
+    private static final String RESULT_SETS = "result_execution_id = execution_id, result_size = ?, result_sha256 = ?,"
+            + " result_summary = ?, expires_at = ?, status = 'COMPLETED', progress = 100, execution_id = NULL,"
+            + " last_error = NULL, updated_at = ?";
+
+    /**
+     * R13's completion of an export (its result columns) under the lease, ONE statement with {@code own}'s writes
+     * (the export's last chunk and the deletion of stale chunks), which see the matched row as {@code done}: they
+     * happen only when the lease held, as PostgreSQL re-checks the UPDATE's row against a concurrent takeover.
+     */
+    @Override
+    public boolean completeWithResult(ResultCompletion e, OwnWrites own) {
+        Lease lease = e.lease();
+        Fencing.checkDeadline(lease, "result write", e.now());
+        String sql = "WITH done AS (UPDATE background_task SET " + RESULT_SETS + LEASE
+                + " RETURNING id, result_execution_id)" + own.clauses() + " SELECT count(*) FROM done";
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            Jdbc.bind(ps, 1, e.size(), e.sha256(), e.summary(), e.expiresAt(), e.now());
+            own.args().bind(c, ps, Fencing.bind(ps, 6, lease));
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                int n = rs.getInt(1);
+                if (n > 1) {
+                    throw new IllegalStateException("result write matched " + n + " rows for task " + lease.taskId());
+                }
+                return n == 1;
+            }
+        } catch (SQLException ex) {
+            throw new LedgerException("result write", ex);
+        }
+    }
+
+    /**
+     * {@link #completeWithResult} of concurrent executions combined (issue 16): each row under its own lease
+     * ({@code j}'s id, run and execution id), locked in id order; {@code own} sees the completed rows as {@code done}.
+     */
+    @Override
+    public List<Boolean> completeWithResults(List<ResultCompletion> batch, OwnWrites own) {
+        String sql = "WITH j AS (SELECT * FROM unnest(?::uuid[], ?::int[], ?::uuid[], ?::int[], ?::text[], ?::text[],"
+                + " ?::timestamptz[], ?::timestamptz[]) AS j(j_id, j_run, j_execution_id, j_size, j_sha256, j_summary,"
+                + " j_expires_at, j_now)),"
+                + " locked AS MATERIALIZED (SELECT t.id FROM background_task t JOIN j ON t.id = j.j_id AND t.run = j.j_run"
+                + " AND t.execution_id = j.j_execution_id ORDER BY t.id FOR UPDATE OF t),"
+                + " done AS (UPDATE background_task SET result_execution_id = execution_id, result_size = j.j_size,"
+                + " result_sha256 = j.j_sha256, result_summary = j.j_summary, expires_at = j.j_expires_at,"
+                + " status = 'COMPLETED', progress = 100, execution_id = NULL, last_error = NULL, updated_at = j.j_now"
+                + " FROM j WHERE id = j.j_id AND run = j.j_run AND execution_id = j.j_execution_id"
+                + " AND id IN (SELECT id FROM locked) RETURNING id, result_execution_id)" + own.clauses()
+                + " SELECT id, result_execution_id FROM done";
+        Set<List<UUID>> completed = new HashSet<>();
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            int n = batch.size();
+            Object[][] columns = new Object[8][n];
+            for (int k = 0; k < n; k++) {
+                ResultCompletion e = batch.get(k);
+                columns[0][k] = e.lease().taskId();
+                columns[1][k] = e.lease().run();
+                columns[2][k] = e.lease().executionId();
+                columns[3][k] = e.size();
+                columns[4][k] = e.sha256();
+                columns[5][k] = e.summary();
+                columns[6][k] = e.expiresAt().toString();
+                columns[7][k] = e.now().toString();
+            }
+            String[] types = {"uuid", "integer", "uuid", "integer", "text", "text", "text", "text"};
+            for (int col = 0; col < types.length; col++) {
+                ps.setArray(col + 1, c.createArrayOf(types[col], columns[col]));
+            }
+            own.args().bind(c, ps, types.length + 1);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    completed.add(List.of(Jdbc.uuid(rs, 1), Jdbc.uuid(rs, 2)));
+                }
+            }
+        } catch (SQLException ex) {
+            throw new LedgerException("result write", ex);
+        }
+        List<Boolean> out = new ArrayList<>(batch.size());
+        for (ResultCompletion e : batch) {
+            out.add(completed.contains(List.of(e.lease().taskId(), e.lease().executionId())));
+        }
+        return out;
+    }
+
+    /**
+     * R13: clears up to {@code limit} stored results whose expiry is over, in one statement with {@code own}'s writes
+     * (which see the cleared rows as {@code done(id)}): the task row, summary and expiry stay (410 Gone). Rows another
+     * sweep holds are skipped.
+     *
+     * @return how many results were cleared
+     */
+    @Override
+    public int clearExpiredResults(Instant now, int limit, OwnWrites own) {
+        String sql = "WITH done AS (UPDATE background_task SET result_execution_id = NULL, result_size = NULL,"
+                + " result_sha256 = NULL, updated_at = ? WHERE id IN (SELECT id FROM background_task"
+                + " WHERE result_sha256 IS NOT NULL AND expires_at <= ? LIMIT ? FOR UPDATE SKIP LOCKED)"
+                + " RETURNING id)" + own.clauses() + " SELECT count(*) FROM done";
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            Jdbc.bind(ps, 1, now, now, limit);
+            own.args().bind(c, ps, 4);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        } catch (SQLException e) {
+            throw new LedgerException("purge", e);
+        }
+    }
+
+    @Override
+    public void writeUnderLease(Lease lease, String what, Instant now, String statement, Binder args,
+            boolean asyncCommit) {
+        Fencing.checkDeadline(lease, what, now);
+        String sql = statement + LEASE + (asyncCommit ? ASYNC_COMMIT : "");
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            Fencing.bind(ps, args.bind(c, ps, 1), lease);
+            Fencing.checkLease(lease, what, ps.executeUpdate());
+        } catch (SQLException e) {
+            throw new LedgerException(what, e);
+        }
+    }
+
+    /** A stored parameter's name as {@link #cancelWaiting} inlines it (so that an expression index matches). */
+    private static final Pattern PARAM = Pattern.compile("[A-Za-z][A-Za-z0-9_]{0,62}");
+
+    /**
+     * R24 (for the reminder): cancels the waiting runs of a kind whose stored parameter has a value. The kind's name
+     * and the parameter's are written into the statement as literals (both checked), so that PostgreSQL can use a
+     * partial expression index on them (V3's {@code background_task_reminder_ticket_idx}).
+     */
+    @Override
+    @Transactional(TxType.MANDATORY)
+    public List<TaskJobId> cancelWaiting(TaskKind kind, UUID teamId, String param, String value, UUID cancelledBy,
+            String message, Instant now) {
+        if (param == null || !PARAM.matcher(param).matches()) {
+            throw new IllegalArgumentException("not a parameter name: " + param);
+        }
+        return queryJobIds("UPDATE background_task SET status = 'CANCELLED', execution_id = NULL, cancelled_at = ?,"
+                + " cancelled_by = ?, last_error = ?, updated_at = ? WHERE kind = '" + kind.name() + "'"
+                + " AND status = 'WAITING' AND team_id = ? AND filters->>'" + param + "' = ? RETURNING id, run",
+                now, cancelledBy, message, now, teamId, value);
     }
 
     /**
@@ -292,9 +443,11 @@ public class JdbcTaskLedger implements ExecutionLedger {
      *
      * @throws LeaseLost when the lease no longer matches
      */
+    @Override
     public BackgroundTask readUnderLease(Lease lease) {
-        return queryOne("SELECT " + COLUMNS + " FROM background_task" + LEASE, lease.taskId(), lease.run(),
-                lease.executionId()).orElseThrow(() -> new LeaseLost(lease, "lease read"));
+        return LedgerException.of("lease read", () -> Jdbc.query(dataSource, "SELECT " + COLUMNS + " FROM background_task"
+                + LEASE, TaskRows.ROW, Fencing.withLease(lease))).stream().findFirst()
+                .orElseThrow(() -> new LeaseLost(lease, "lease read"));
     }
 
     /**
@@ -315,8 +468,8 @@ public class JdbcTaskLedger implements ExecutionLedger {
      */
     public boolean reportFailure(Lease lease, boolean isFinal, String lastError, ExecutionOutcome outcome, Instant now) {
         int n = update("UPDATE background_task SET status = ?, execution_id = NULL, last_error = ?, updated_at = ?" + LEASE
-                + " AND " + outcome.sqlCondition(), -1, "failure report", isFinal ? "FAILED" : "WAITING", lastError, now,
-                lease.taskId(), lease.run(), lease.executionId());
+                + " AND " + outcome.sqlCondition(), -1, "failure report", Fencing.withLease(lease, isFinal ? "FAILED" : "WAITING", lastError,
+                now));
         return n == 1;
     }
 
@@ -428,8 +581,8 @@ public class JdbcTaskLedger implements ExecutionLedger {
      * @return true when written; false when the lease had moved on already (the execution finds out at its next write)
      */
     public boolean recordSpan(Lease lease, String traceSpan) {
-        return update("UPDATE background_task SET trace_span = ?" + LEASE, -1, "span record", traceSpan, lease.taskId(),
-                lease.run(), lease.executionId()) == 1;
+        return update("UPDATE background_task SET trace_span = ?" + LEASE, -1, "span record",
+                Fencing.withLease(lease, traceSpan)) == 1;
     }
 
     /**
@@ -460,12 +613,13 @@ public class JdbcTaskLedger implements ExecutionLedger {
     // ---- plumbing ----
 
     private void leaseChecked(Lease lease, String what, String sql, Object... head) {
-        Object[] args = new Object[head.length + 3];
-        System.arraycopy(head, 0, args, 0, head.length);
-        args[head.length] = lease.taskId();
-        args[head.length + 1] = lease.run();
-        args[head.length + 2] = lease.executionId();
-        Fencing.checkLease(lease, what, update(sql, -1, what, args));
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            Jdbc.bind(ps, 1, head);
+            Fencing.bind(ps, head.length + 1, lease);
+            Fencing.checkLease(lease, what, ps.executeUpdate());
+        } catch (SQLException e) {
+            throw new LedgerException(what, e);
+        }
     }
 
     /** Executes a statement; {@code expected >= 0} demands that exact count, -1 accepts 0 or 1+. */

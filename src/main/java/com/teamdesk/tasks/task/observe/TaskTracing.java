@@ -5,6 +5,7 @@ import com.teamdesk.tasks.queue.Job;
 import com.teamdesk.tasks.task.ledger.ExecutionOutcome;
 import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
 import com.teamdesk.tasks.task.spi.BackgroundTask;
+import com.teamdesk.tasks.task.spi.ChildSpans;
 import com.teamdesk.tasks.task.spi.Lease;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
@@ -45,7 +46,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * transaction and the export's batches are spans inside it.
  */
 @ApplicationScoped
-public class TaskTracing {
+public class TaskTracing implements ChildSpans {
     private static final Logger LOG = Logger.getLogger(TaskTracing.class.getName());
 
     /** The W3C header name, and the job payload's key. */
@@ -67,15 +68,9 @@ public class TaskTracing {
     public static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("teamdesk.execution.outcome");
     /** On a link: what the linked span is ({@code previous_execution}). */
     public static final AttributeKey<String> LINK = AttributeKey.stringKey("teamdesk.link");
-    /** Rows of one export batch. */
-    public static final AttributeKey<Long> ROWS = AttributeKey.longKey("teamdesk.export.rows");
 
     /** The span of one execution, claim to end. */
     public static final String EXECUTION_SPAN = "task.execution";
-    /** The reminder's one transaction (R14). */
-    public static final String REMINDER_TRANSACTION_SPAN = "reminder.transaction";
-    /** One export batch: its COPY and CSV (R13). */
-    public static final String EXPORT_BATCH_SPAN = "export.batch";
 
     private static final Attributes PREVIOUS = Attributes.of(LINK, "previous_execution");
 
@@ -225,11 +220,13 @@ public class TaskTracing {
     }
 
     /**
-     * Starts a span inside the current one (the execution's): the reminder's transaction, an export batch.
+     * Starts a span inside the current one (the execution's): a kind's, by the name it declares ({@code SpanName}:
+     * the reminder's transaction, an export batch).
      *
      * @return the span, to {@link Span#end()}; {@link Span#getInvalid()} (no object made, every call a no-op) while
      *         tracing is off
      */
+    @Override
     public Span child(String name) {
         return tracer == null ? Span.getInvalid() : tracer.spanBuilder(name).startSpan();
     }

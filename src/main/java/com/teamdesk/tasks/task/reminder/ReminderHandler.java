@@ -5,14 +5,12 @@ import com.teamdesk.tasks.common.InvalidInputException;
 import com.teamdesk.tasks.common.NotFoundException;
 import com.teamdesk.tasks.platform.Transactions;
 import com.teamdesk.tasks.platform.TxSite;
-import com.teamdesk.tasks.task.observe.TaskTracing;
 import com.teamdesk.tasks.task.spi.Caller;
 import com.teamdesk.tasks.task.spi.Execution;
 import com.teamdesk.tasks.task.spi.NewTaskRequest;
 import com.teamdesk.tasks.task.spi.RequestField;
 import com.teamdesk.tasks.task.spi.TaskKind;
 import com.teamdesk.tasks.task.spi.TaskKindHandler;
-import com.teamdesk.tasks.task.spi.TaskRejected.Reason;
 import com.teamdesk.tasks.task.spi.TaskRejected;
 import com.teamdesk.tasks.task.spi.TaskScope;
 import com.teamdesk.tasks.team.Ticket;
@@ -46,9 +44,6 @@ public class ReminderHandler implements TaskKindHandler<ReminderParams> {
 
     @Inject
     Transactions transactions;
-
-    @Inject
-    TaskTracing tracing;
 
     @Inject
     TicketService tickets;
@@ -126,16 +121,16 @@ public class ReminderHandler implements TaskKindHandler<ReminderParams> {
     /** @throws TaskRejected ({@code INVALID_REMINDER}: "the reminder parameters are not valid") */
     @Override
     public ReminderParams load(String stored) {
-        return TaskRejected.unlessInvalid(Reason.INVALID_REMINDER, () -> ReminderParams.fromJson(stored));
+        return TaskRejected.unlessInvalid(ReminderRejection.INVALID_REMINDER, () -> ReminderParams.fromJson(stored));
     }
 
     @Override
     public void run(Execution execution, ReminderParams params) {
         // R45: the transaction is a span inside the execution's (a no-op span while tracing is off)
-        Span span = tracing.child(TaskTracing.REMINDER_TRANSACTION_SPAN);
+        Span span = execution.span(ReminderSpans.TRANSACTION);
         try {
             transactions.inNewTransaction(TxSite.WORKER,
-                    () -> transaction.apply(execution.lease(), execution.task(), params));
+                    () -> transaction.apply(execution, params));
         } catch (RuntimeException e) {
             if (span.isRecording()) {
                 span.setStatus(StatusCode.ERROR, e.getClass().getSimpleName());

@@ -1,12 +1,9 @@
 package com.teamdesk.tasks.task.reminder;
 
 import com.teamdesk.tasks.common.Jsons;
-import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
 import com.teamdesk.tasks.task.spi.BackgroundTask;
-import com.teamdesk.tasks.task.spi.Lease;
-import com.teamdesk.tasks.task.spi.PausePoint;
-import com.teamdesk.tasks.task.spi.PausePoints;
-import com.teamdesk.tasks.task.spi.TaskRejected.Reason;
+import com.teamdesk.tasks.task.spi.CoreRejection;
+import com.teamdesk.tasks.task.spi.Execution;
 import com.teamdesk.tasks.task.spi.TaskRejected;
 import com.teamdesk.tasks.task.spi.TaskScope;
 import com.teamdesk.tasks.team.JdbcTeamWrites.LockedTicket;
@@ -31,9 +28,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * the team's operations ({@link JdbcTeamWrites}, each joining this transaction) and keeps the
  * lease gate: under the team lock it inserts the notification(s) (unique per task and recipient),
  * bumps the ticket's {@code version}, appends a system event, and completes the task with a
- * lease-checked UPDATE. When that UPDATE does not match exactly one row, {@code LeaseLost} is
- * thrown OUT of the transaction so that the container rolls back all four writes: returning
- * normally would commit them. The lease read made earlier under the lock is only an early exit;
+ * lease-checked transition of the ledger (asked of the {@link Execution}). When that UPDATE does
+ * not match exactly one row, {@code LeaseLost} is thrown OUT of the transaction so that the
+ * container rolls back all four writes: returning normally would commit them. The lease read made earlier under the lock is only an early exit;
  * it never replaces the check at commit.
  */
 @ApplicationScoped
@@ -46,13 +43,7 @@ public class ReminderTransaction {
     JdbcTeamWrites team;
 
     @Inject
-    JdbcTaskLedger ledger;
-
-    @Inject
     TeamAccess access;
-
-    @Inject
-    PausePoints pausePoints;
 
     @Inject
     Clock clock;
@@ -71,7 +62,8 @@ public class ReminderTransaction {
     long idleMs;
 
     /**
-     * Applies the reminder of {@code task} under {@code lease}, all or nothing.
+     * Applies the reminder of the execution's task under its lease, all or nothing; the execution reads the lease,
+     * reaches the pause points and completes the run (the ledger's transition, in this transaction).
      *
      * @return how many notifications were inserted
      * @throws LeaseLost    the lease no longer matches (early read or completion count != 1); rolled back
@@ -79,22 +71,23 @@ public class ReminderTransaction {
      *                      rolled back
      */
     @Transactional(TxType.MANDATORY)
-    public int apply(Lease lease, BackgroundTask task, ReminderParams params) {
+    public int apply(Execution ex, ReminderParams params) {
+        BackgroundTask task = ex.task();
         Instant now = clock.instant();
         team.lockTeam(task.teamId(), lockWaitMs, idleMs);
-        ledger.readUnderLease(lease);
-        pausePoints.reached(PausePoint.REMINDER_AFTER_LEASE_READ, lease);
+        ex.readUnderLease();
+        ex.pause(ReminderPausePoint.REMINDER_AFTER_LEASE_READ);
 
         Role ownerRole = access.roleOf(task.teamId(), task.ownerId())
-                .orElseThrow(() -> new TaskRejected(Reason.PERMISSION_LOST, "owner is no longer a member"));
+                .orElseThrow(() -> new TaskRejected(CoreRejection.PERMISSION_LOST, "owner is no longer a member"));
         LockedTicket ticket = team.lockTicket(params.ticketId(), task.teamId())
-                .orElseThrow(() -> new TaskRejected(Reason.TICKET_GONE, "ticket " + params.ticketId()));
+                .orElseThrow(() -> new TaskRejected(ReminderRejection.TICKET_GONE, "ticket " + params.ticketId()));
         if (ticket.status() == TicketStatus.CLOSED) {
-            throw new TaskRejected(Reason.TICKET_CLOSED, "ticket " + params.ticketId());
+            throw new TaskRejected(ReminderRejection.TICKET_CLOSED, "ticket " + params.ticketId());
         }
         if (task.scope() == TaskScope.TEAM ? !ownerRole.isStaff()
                 : !TeamAccess.canSee(ownerRole, task.ownerId(), ticket.requesterId(), ticket.assigneeId())) {
-            throw new TaskRejected(Reason.PERMISSION_LOST, "owner may no longer see the ticket");
+            throw new TaskRejected(CoreRejection.PERMISSION_LOST, "owner may no longer see the ticket");
         }
         List<UUID> recipients = recipients(params, task.teamId(), ticket);
         int inserted = 0;
@@ -107,10 +100,10 @@ public class ReminderTransaction {
         team.appendSystemEvent(task.teamId(), EVENT_KIND, params.ticketId(), task.ownerId(), task.id(),
                 Jsons.PROVIDER.createObjectBuilder().add("taskId", task.id().toString()).add("run", task.run())
                         .add("recipients", recipients.size()).add("message", params.message()).build(), now);
-        pausePoints.reached(PausePoint.REMINDER_AFTER_EVENT_INSERT, lease);
-        pausePoints.reached(PausePoint.REMINDER_BEFORE_COMPLETE, lease);
-        complete(lease, now);
-        pausePoints.reached(PausePoint.REMINDER_AFTER_COMPLETE, lease);
+        ex.pause(ReminderPausePoint.REMINDER_AFTER_EVENT_INSERT);
+        ex.pause(ReminderPausePoint.REMINDER_BEFORE_COMPLETE);
+        complete(ex, now);
+        ex.pause(ReminderPausePoint.REMINDER_AFTER_COMPLETE);
         return inserted;
     }
 
@@ -119,9 +112,8 @@ public class ReminderTransaction {
      * other than 1 so the container rolls back (R14). Protected only so that a test can prove that
      * a variant which returns here instead would commit the side effects.
      */
-    protected void complete(Lease lease, Instant now) {
-        ledger.updateUnderLease(lease, "reminder completion", now,
-                "status = 'COMPLETED', progress = 100, execution_id = NULL, last_error = NULL, updated_at = ?", now);
+    protected void complete(Execution ex, Instant now) {
+        ex.complete("reminder completion", now);
     }
 
     private List<UUID> recipients(ReminderParams p, UUID teamId, LockedTicket ticket) {
@@ -132,7 +124,7 @@ public class ReminderTransaction {
             out = team.staffIds(teamId);
         }
         if (out.isEmpty()) {
-            throw new TaskRejected(Reason.NO_RECIPIENTS, "nobody to notify");
+            throw new TaskRejected(ReminderRejection.NO_RECIPIENTS, "nobody to notify");
         }
         return out;
     }

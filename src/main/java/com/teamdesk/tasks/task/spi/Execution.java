@@ -2,7 +2,9 @@ package com.teamdesk.tasks.task.spi;
 
 import com.teamdesk.tasks.queue.Job;
 import com.teamdesk.tasks.queue.LockLostException;
+import io.opentelemetry.api.trace.Span;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.logging.Level;
@@ -21,6 +23,7 @@ public final class Execution {
     private final ExecutionLedger ledger;
     private final Clock clock;
     private final PausePoints pausePoints;
+    private final ChildSpans spans;
     /** The queue lock was lost: later progress reports to the queue can only fail, so none are sent. */
     private volatile boolean queueLockLost;
     /** The last queue progress report failed: further failures in a row are logged at FINE only. */
@@ -42,16 +45,18 @@ public final class Execution {
 
     public Execution(BackgroundTask task, Lease lease, Job job, ExecutionLedger ledger, Clock clock, PausePoints pausePoints,
             LongSupplier ticker, long leaseCheckMs) {
-        this(task, lease, job, ledger, clock, pausePoints, ticker, leaseCheckMs, StatementPermits.NONE);
+        this(task, lease, job, ledger, clock, pausePoints, ticker, leaseCheckMs, StatementPermits.NONE, ChildSpans.NONE);
     }
 
     /**
      * @param statements R48/R47's permits for the body's statements: the engine's fair share decides them by the
      *                   kind's priority ({@link StatementPermits#NONE} for an urgent kind)
+     * @param spans      starts the kind's spans (R45; {@link ChildSpans#NONE} without tracing)
      */
     public Execution(BackgroundTask task, Lease lease, Job job, ExecutionLedger ledger, Clock clock, PausePoints pausePoints,
-            LongSupplier ticker, long leaseCheckMs, StatementPermits statements) {
+            LongSupplier ticker, long leaseCheckMs, StatementPermits statements, ChildSpans spans) {
         this.statements = statements;
+        this.spans = spans;
         this.task = task;
         this.lease = lease;
         this.job = job;
@@ -92,11 +97,11 @@ public final class Execution {
      * @throws LeaseLost when the lease no longer matches (R8)
      */
     public void progress(int percent) {
-        pause(PausePoint.BEFORE_PROGRESS_WRITE);
+        pause(EnginePausePoint.BEFORE_PROGRESS_WRITE);
         ledger.writeProgress(lease, percent, clock.instant());
         lastLeaseCheck = ticker.getAsLong();
         lastProgress = percent;
-        pause(PausePoint.AFTER_PROGRESS_WRITE);
+        pause(EnginePausePoint.AFTER_PROGRESS_WRITE);
         if (queueLockLost) {
             return;
         }
@@ -138,7 +143,7 @@ public final class Execution {
      * it finished (R7).
      */
     public void reportCompletedToQueue() {
-        pause(PausePoint.BEFORE_FINAL_QUEUE_REPORT);
+        pause(EnginePausePoint.BEFORE_FINAL_QUEUE_REPORT);
         job.updateProgressOnCompletion(100);
     }
 
@@ -154,7 +159,39 @@ public final class Execution {
         return statements.begin();
     }
 
-    /** Reaches a test pause point (no-op in production). */
+    /**
+     * Reads this execution's row under its lease: inside a kind's completing transaction, an early exit that never
+     * replaces the check at completion (R14).
+     *
+     * @throws LeaseLost the lease no longer matches
+     */
+    public BackgroundTask readUnderLease() {
+        return ledger.readUnderLease(lease);
+    }
+
+    /**
+     * Completes this execution's run under its lease, inside the kind's JTA transaction ({@code MANDATORY}), so that
+     * the kind's side effects commit with it and a lost lease rolls them back (R14): {@link ExecutionLedger#complete}.
+     *
+     * @param what names the completion in errors, e.g. {@code reminder completion}
+     * @throws LeaseLost   the lease no longer matches; thrown out of the transaction, it rolls back
+     * @throws RunTimedOut past the run's deadline (R26)
+     */
+    public void complete(String what, Instant now) {
+        ledger.complete(lease, what, now);
+    }
+
+    /**
+     * R45: starts a span inside this execution's, named by the kind ({@code export.batch}).
+     *
+     * @return the span, to {@link Span#end()} on this thread; {@link Span#getInvalid()} (every call a no-op) while
+     *         tracing is off
+     */
+    public Span span(SpanName name) {
+        return spans.child(name.spanName());
+    }
+
+    /** Reaches a test pause point (no-op in production): the engine's, or one the kind declares. */
     public void pause(PausePoint point) {
         pausePoints.reached(point, lease);
     }

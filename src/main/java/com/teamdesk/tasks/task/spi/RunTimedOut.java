@@ -1,5 +1,7 @@
 package com.teamdesk.tasks.task.spi;
 
+import java.time.Instant;
+
 /**
  * R26: an execution reached a lease-checked write after its deadline (claim + the kind's run
  * timeout). The write is not made; the processor counts the attempt as a transient failure (R11)
@@ -13,5 +15,17 @@ public class RunTimedOut extends RuntimeException {
     public RunTimedOut(Lease lease, String what) {
         super("run time over at " + what + " (deadline " + lease.deadline() + "): task " + lease.taskId() + " run "
                 + lease.run() + " execution " + lease.executionId());
+    }
+
+    /**
+     * R26: a lease-checked write after the execution's deadline is refused before it is made.
+     *
+     * @param what the write, named in the exception
+     * @throws RunTimedOut when {@code now} is past {@code lease.deadline()} (none: no limit)
+     */
+    public static void check(Lease lease, String what, Instant now) {
+        if (lease.deadline() != null && now.isAfter(lease.deadline())) {
+            throw new RunTimedOut(lease, what);
+        }
     }
 }

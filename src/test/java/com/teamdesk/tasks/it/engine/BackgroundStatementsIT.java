@@ -5,11 +5,12 @@ import com.teamdesk.tasks.it.support.Poll;
 import com.teamdesk.tasks.it.support.Sweeps;
 import com.teamdesk.tasks.it.support.TaskRequests;
 import com.teamdesk.tasks.it.support.TestDeployments;
+import com.teamdesk.tasks.task.export.ExportPausePoint;
 import com.teamdesk.tasks.task.fairshare.BackgroundStatements;
 import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
 import com.teamdesk.tasks.task.service.TaskService;
+import com.teamdesk.tasks.task.spi.EnginePausePoint;
 import com.teamdesk.tasks.task.spi.NewTaskRequest;
-import com.teamdesk.tasks.task.spi.PausePoint;
 import com.teamdesk.tasks.task.spi.TaskStatus;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
@@ -81,8 +82,8 @@ class BackgroundStatementsIT {
         fx.tickets(a, 3, "Export ticket");
         UUID first = scheduledExport(a);
         UUID second = scheduledExport(a);
-        GatedPausePoints.Gate holding = gates.gate(PausePoint.EXPORT_RESULT_WRITE_PERMIT_HELD, first, 1);
-        GatedPausePoints.Gate secondClaimed = gates.gate(PausePoint.AFTER_CLAIM, second, 1);
+        GatedPausePoints.Gate holding = gates.gate(ExportPausePoint.EXPORT_RESULT_WRITE_PERMIT_HELD, first, 1);
+        GatedPausePoints.Gate secondClaimed = gates.gate(EnginePausePoint.AFTER_CLAIM, second, 1);
         long waitsBefore = statements.waits();
 
         dispatch(first);
@@ -93,7 +94,7 @@ class BackgroundStatementsIT {
         secondClaimed.release();
         Poll.until(() -> statements.waiting() == 1, Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S),
                 "the second export waits for the permit before its first statement");
-        assertEquals(0, gates.arrivals(PausePoint.EXPORT_AFTER_BATCH_READ, second), "no batch read meanwhile");
+        assertEquals(0, gates.arrivals(ExportPausePoint.EXPORT_AFTER_BATCH_READ, second), "no batch read meanwhile");
         assertEquals(TaskStatus.RUNNING, ledger.find(second).orElseThrow().status());
 
         // urgent work is never bounded: a reminder runs and completes while the permit is taken

@@ -9,12 +9,14 @@ import com.teamdesk.tasks.task.admin.AdminService;
 import com.teamdesk.tasks.task.admin.AdminViews.AdminExecution;
 import com.teamdesk.tasks.task.admin.AdminViews.OutcomeCount;
 import com.teamdesk.tasks.task.engine.TaskProcessor;
+import com.teamdesk.tasks.task.export.ExportPausePoint;
 import com.teamdesk.tasks.task.ledger.ExecutionOutcome;
 import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
 import com.teamdesk.tasks.task.ledger.TaskExecution;
+import com.teamdesk.tasks.task.reminder.ReminderRejection;
 import com.teamdesk.tasks.task.service.TaskRuns;
 import com.teamdesk.tasks.task.service.TaskService;
-import com.teamdesk.tasks.task.spi.PausePoint;
+import com.teamdesk.tasks.task.spi.EnginePausePoint;
 import com.teamdesk.tasks.task.spi.TaskRejected;
 import com.teamdesk.tasks.task.spi.TaskStatus;
 import com.teamdesk.tasks.team.SystemEventRow;
@@ -142,8 +144,8 @@ class ExecutionHistoryIT {
     @Test
     void exportTakenOverWhileStalled() throws Exception {
         export();
-        var aPaused = gates.gate(PausePoint.EXPORT_AFTER_BATCH_READ, task, 1);
-        var bClaimed = gates.gate(PausePoint.AFTER_CLAIM, task, 2);
+        var aPaused = gates.gate(ExportPausePoint.EXPORT_AFTER_BATCH_READ, task, 1);
+        var bClaimed = gates.gate(EnginePausePoint.AFTER_CLAIM, task, 2);
         Future<Void> ea = execute(job(task, 0, 0));
         var leaseA = aPaused.awaitArrival();
         List<TaskExecution> open = history();
@@ -220,7 +222,7 @@ class ExecutionHistoryIT {
     @Test
     void exportRecoveredBySweepIsStalled() throws Exception {
         export();
-        var aPaused = gates.gate(PausePoint.EXPORT_AFTER_BATCH_READ, task, 1);
+        var aPaused = gates.gate(ExportPausePoint.EXPORT_AFTER_BATCH_READ, task, 1);
         Future<Void> ea = execute(job(task, 0, 0));
         aPaused.awaitArrival();
         fx.age(task, Duration.ofMinutes(10));
@@ -249,8 +251,8 @@ class ExecutionHistoryIT {
     @Test
     void reminderFailsIsRetriedAndCompletesInANewRun() throws Exception {
         reminder();
-        gates.fault(PausePoint.AFTER_CLAIM, task, 1, () -> new IllegalStateException("transient"));
-        gates.fault(PausePoint.AFTER_CLAIM, task, 2, () -> new TaskRejected(TaskRejected.Reason.TICKET_GONE, "test"));
+        gates.fault(EnginePausePoint.AFTER_CLAIM, task, 1, () -> new IllegalStateException("transient"));
+        gates.fault(EnginePausePoint.AFTER_CLAIM, task, 2, () -> new TaskRejected(ReminderRejection.TICKET_GONE, "test"));
         assertThrows(ExecutionException.class, () -> join(execute(job(task, 0, 0))));
         assertThrows(ExecutionException.class, () -> join(execute(job(task, 0, 1))));
         assertEquals(TaskStatus.FAILED, ledger.find(task).orElseThrow().status());
@@ -260,7 +262,7 @@ class ExecutionHistoryIT {
         List<TaskExecution> h = history();
         assertEquals(3, h.size());
         assertEnded(h.get(0), 0, 1, ExecutionOutcome.FAILED, TaskProcessor.RETRYING_MESSAGE);
-        assertEnded(h.get(1), 0, 2, ExecutionOutcome.REJECTED, TaskRejected.Reason.TICKET_GONE.message());
+        assertEnded(h.get(1), 0, 2, ExecutionOutcome.REJECTED, ReminderRejection.TICKET_GONE.message());
         assertEnded(h.get(2), 1, 1, ExecutionOutcome.COMPLETED, null);
         assertEquals(100, h.get(2).progress());
         // issue 32: the timeline's actions: who retried, into which run
@@ -276,7 +278,7 @@ class ExecutionHistoryIT {
     @Test
     void cancelDuringARunIsCancelled() throws Exception {
         reminder();
-        var paused = gates.gate(PausePoint.AFTER_CLAIM, task, 1);
+        var paused = gates.gate(EnginePausePoint.AFTER_CLAIM, task, 1);
         Future<Void> e = execute(job(task, 0, 0));
         paused.awaitArrival();
         runs.cancel(team.staff(), task, null);
@@ -295,7 +297,7 @@ class ExecutionHistoryIT {
     @Test
     void pagesAndVisibility() throws Exception {
         reminder();
-        gates.fault(PausePoint.AFTER_CLAIM, task, 1, () -> new IllegalStateException("transient"));
+        gates.fault(EnginePausePoint.AFTER_CLAIM, task, 1, () -> new IllegalStateException("transient"));
         assertThrows(ExecutionException.class, () -> join(execute(job(task, 0, 0))));
         join(execute(job(task, 0, 1)));
 

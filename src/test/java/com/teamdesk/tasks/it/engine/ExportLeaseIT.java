@@ -7,11 +7,15 @@ import com.teamdesk.tasks.it.support.TaskRequests;
 import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.queue.UnrecoverableJobException;
 import com.teamdesk.tasks.task.engine.TaskProcessor;
+import com.teamdesk.tasks.task.export.ExportPausePoint;
+import com.teamdesk.tasks.task.export.ExportRejection;
 import com.teamdesk.tasks.task.export.ExportResultStore;
 import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
 import com.teamdesk.tasks.task.service.TaskRuns;
 import com.teamdesk.tasks.task.service.TaskService;
 import com.teamdesk.tasks.task.spi.BackgroundTask;
+import com.teamdesk.tasks.task.spi.CoreRejection;
+import com.teamdesk.tasks.task.spi.EnginePausePoint;
 import com.teamdesk.tasks.task.spi.PausePoint;
 import com.teamdesk.tasks.task.spi.TaskRejected;
 import com.teamdesk.tasks.task.spi.TaskStatus;
@@ -161,7 +165,7 @@ class ExportLeaseIT {
     void t1FailingProgressWriteThenManualRetry() throws Exception {
         export(team.staff(), "TEAM");
         for (int attempt = 1; attempt <= 3; attempt++) {
-            gates.fault(PausePoint.BEFORE_PROGRESS_WRITE, task, attempt, () -> new IllegalStateException("progress write failed"));
+            gates.fault(EnginePausePoint.BEFORE_PROGRESS_WRITE, task, attempt, () -> new IllegalStateException("progress write failed"));
         }
         TaskStatus[] expected = {TaskStatus.WAITING, TaskStatus.WAITING, TaskStatus.FAILED};
         for (int attemptsMade = 0; attemptsMade < 3; attemptsMade++) {
@@ -190,11 +194,11 @@ class ExportLeaseIT {
     @Test
     void retryResetsEveryFieldOfR16AndTheOldRunsJobReturnsAtClaim() throws Exception {
         export(team.staff(), "TEAM");
-        gates.fault(PausePoint.AFTER_CLAIM, task, 1, () -> new TaskRejected(TaskRejected.Reason.INVALID_FILTERS, "test"));
+        gates.fault(EnginePausePoint.AFTER_CLAIM, task, 1, () -> new TaskRejected(ExportRejection.INVALID_FILTERS, "test"));
         assertInstanceOf(UnrecoverableJobException.class, failure(execute(job(task, 0, 0))));
         BackgroundTask failed = row();
         assertEquals(TaskStatus.FAILED, failed.status());
-        assertEquals(TaskRejected.Reason.INVALID_FILTERS.message(), failed.lastError());
+        assertEquals(ExportRejection.INVALID_FILTERS.message(), failed.lastError());
 
         BackgroundTask r = runs.retry(team.owner(), task);
         assertEquals(1, r.run());
@@ -246,13 +250,13 @@ class ExportLeaseIT {
         export(team.staff(), "TEAM");
         assertInstanceOf(UnrecoverableJobException.class, failure(execute(job(task, 0, 0))));
         assertEquals(TaskStatus.FAILED, row().status());
-        assertEquals(TaskRejected.Reason.TOO_LARGE.message(), row().lastError());
+        assertEquals(ExportRejection.TOO_LARGE.message(), row().lastError());
         assertEquals(1, row().attempts(), "rejected at once, no retry");
         runs.retry(team.staff(), task);
         assertInstanceOf(UnrecoverableJobException.class, failure(execute(job(task, 1, 0))));
         assertEquals(TaskStatus.FAILED, row().status());
         assertEquals(1, row().run());
-        assertEquals(TaskRejected.Reason.TOO_LARGE.message(), row().lastError(), "retry never narrows the filters");
+        assertEquals(ExportRejection.TOO_LARGE.message(), row().lastError(), "retry never narrows the filters");
     }
 
     @Test
@@ -260,7 +264,7 @@ class ExportLeaseIT {
         export(team.staff(), "TEAM");
         fx.setRole(team.id(), team.staff(), "CUSTOMER");
         assertInstanceOf(UnrecoverableJobException.class, failure(execute(job(task, 0, 0))));
-        assertEquals(TaskRejected.Reason.PERMISSION_LOST.message(), row().lastError());
+        assertEquals(CoreRejection.PERMISSION_LOST.message(), row().lastError());
         assertThrows(ForbiddenException.class, () -> runs.retry(team.staff(), task));
         assertEquals(0, row().run());
     }
@@ -296,7 +300,7 @@ class ExportLeaseIT {
     @Test
     void ownerDemotedBetweenTwoBatchesFailsTheExportWithNoResult() throws Exception {
         export(team.staff(), "TEAM");
-        var firstBatch = gates.gate(PausePoint.EXPORT_AFTER_BATCH_READ, task, 1);
+        var firstBatch = gates.gate(ExportPausePoint.EXPORT_AFTER_BATCH_READ, task, 1);
         RecordingJob a = job(task, 0, 0);
         Future<Void> ea = execute(a);
         firstBatch.awaitArrival();
@@ -305,7 +309,7 @@ class ExportLeaseIT {
         assertInstanceOf(UnrecoverableJobException.class, failure(ea));
         BackgroundTask failed = row();
         assertEquals(TaskStatus.FAILED, failed.status());
-        assertEquals(TaskRejected.Reason.PERMISSION_LOST.message(), failed.lastError());
+        assertEquals(CoreRejection.PERMISSION_LOST.message(), failed.lastError());
         assertNull(failed.resultDigest(), "no CSV");
         assertEquals(0, fx.count("SELECT count(*) FROM task_result_chunk WHERE task_id = ?", task), "no chunk left");
         assertFalse(a.reported().contains(100), "no progress 100");
@@ -313,24 +317,24 @@ class ExportLeaseIT {
 
     @Test
     void t2aTakeoverWhileAIsPausedAfterReadingABatch() throws Exception {
-        takeover(PausePoint.EXPORT_AFTER_BATCH_READ);
+        takeover(ExportPausePoint.EXPORT_AFTER_BATCH_READ);
     }
 
     @Test
     void t2bTakeoverWhileAIsPausedAfterItsFinalPermissionCheck() throws Exception {
-        takeover(PausePoint.EXPORT_BEFORE_RESULT_WRITE);
+        takeover(ExportPausePoint.EXPORT_BEFORE_RESULT_WRITE);
     }
 
     /** A pauses at {@code where}; B claims as E2; the data changes; A returns having changed nothing. */
     private void takeover(PausePoint where) throws Exception {
         export(team.staff(), "TEAM");
         var aPaused = gates.gate(where, task, 1);
-        var bClaimed = gates.gate(PausePoint.AFTER_CLAIM, task, 2);
+        var bClaimed = gates.gate(EnginePausePoint.AFTER_CLAIM, task, 2);
         RecordingJob a = job(task, 0, 0);
         RecordingJob b = job(task, 0, 1);
         Future<Void> ea = execute(a);
         var leaseA = aPaused.awaitArrival();
-        if (where == PausePoint.EXPORT_BEFORE_RESULT_WRITE) {
+        if (where == ExportPausePoint.EXPORT_BEFORE_RESULT_WRITE) {
             assertTrue(fx.count("SELECT count(*) FROM task_result_chunk WHERE task_id = ? AND execution_id = ?", task,
                     leaseA.executionId()) > 1, "A stored its whole CSV as chunks before the result write");
         }
@@ -361,8 +365,8 @@ class ExportLeaseIT {
         export(team.staff(), "TEAM");
         // A pauses right after its claim, so that its first step after the takeover is the permission check
         // (after a batch, its next step would be a lease-checked write, which finds the lease gone first).
-        var aPaused = gates.gate(PausePoint.AFTER_CLAIM, task, 1);
-        var bClaimed = gates.gate(PausePoint.AFTER_CLAIM, task, 2);
+        var aPaused = gates.gate(EnginePausePoint.AFTER_CLAIM, task, 1);
+        var bClaimed = gates.gate(EnginePausePoint.AFTER_CLAIM, task, 2);
         RecordingJob a = job(task, 0, 0);
         Future<Void> ea = execute(a);
         aPaused.awaitArrival();
@@ -373,7 +377,7 @@ class ExportLeaseIT {
         aPaused.release();
         join(ea); // A's FAILED report matched 0 rows: it returns quietly; the queue is not told to fail
         assertEquals(takeover, row(), "B's lease untouched");
-        assertEquals(1, gates.arrivals(PausePoint.BEFORE_FAILURE_REPORT, task), "A did try its failure report");
+        assertEquals(1, gates.arrivals(EnginePausePoint.BEFORE_FAILURE_REPORT, task), "A did try its failure report");
         fx.setRole(team.id(), team.staff(), "STAFF");
         bClaimed.release();
         join(eb);
@@ -383,9 +387,9 @@ class ExportLeaseIT {
     @Test
     void lateTransientErrorAfterLosingTheLeaseIsNotReported() throws Exception {
         export(team.staff(), "TEAM");
-        var aPaused = gates.gate(PausePoint.EXPORT_AFTER_BATCH_READ, task, 1);
-        gates.fault(PausePoint.EXPORT_AFTER_BATCH_READ, task, 1, () -> new IllegalStateException("read failed"));
-        var bClaimed = gates.gate(PausePoint.AFTER_CLAIM, task, 2);
+        var aPaused = gates.gate(ExportPausePoint.EXPORT_AFTER_BATCH_READ, task, 1);
+        gates.fault(ExportPausePoint.EXPORT_AFTER_BATCH_READ, task, 1, () -> new IllegalStateException("read failed"));
+        var bClaimed = gates.gate(EnginePausePoint.AFTER_CLAIM, task, 2);
         Future<Void> ea = execute(job(task, 0, 0));
         aPaused.awaitArrival();
         Future<Void> eb = execute(job(task, 0, 1));

@@ -11,10 +11,13 @@ import com.teamdesk.tasks.queue.GroupInfo;
 import com.teamdesk.tasks.queue.JobRecord;
 import com.teamdesk.tasks.queue.JobState;
 import com.teamdesk.tasks.queue.Queue;
+import com.teamdesk.tasks.task.export.ExportPausePoint;
 import com.teamdesk.tasks.task.fairshare.TeamQueueLimits;
 import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
+import com.teamdesk.tasks.task.reminder.ReminderPausePoint;
 import com.teamdesk.tasks.task.service.TaskRuns;
 import com.teamdesk.tasks.task.service.TaskService;
+import com.teamdesk.tasks.task.spi.EnginePausePoint;
 import com.teamdesk.tasks.task.spi.NewTaskRequest;
 import com.teamdesk.tasks.task.spi.PausePoint;
 import com.teamdesk.tasks.task.spi.TaskJobId;
@@ -51,7 +54,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Issue 30 on the production path: the deployed {@code TaskWorker}'s slots, on its own threads, take the
  * waiting runs of the teams in turn, and within a team the higher priority first. Every slot is held at the
- * kind-blind pause point {@link PausePoint#AFTER_CLAIM} by a gate of its task; the test frees slots one by one
+ * kind-blind pause point {@link EnginePausePoint#AFTER_CLAIM} by a gate of its task; the test frees slots one by one
  * and sees which task each freed slot claims next. With the one FIFO list of before, the flooding team's
  * next tasks would take those slots and the other team's task would never arrive at its gate.
  *
@@ -152,7 +155,7 @@ class FairShareIT {
         gate.get(flood.get(1)).release();
         gate.get(other).awaitArrival(); // the second: B's turn, ahead of A's 3 older waiting tasks
         for (int i = slots + 1; i < flood.size(); i++) {
-            assertEquals(0, gates.arrivals(PausePoint.AFTER_CLAIM, flood.get(i)),
+            assertEquals(0, gates.arrivals(EnginePausePoint.AFTER_CLAIM, flood.get(i)),
                     "A's task " + i + " waits: B was not queued behind A's flood");
         }
     }
@@ -186,8 +189,8 @@ class FairShareIT {
 
         gate.get(exports.get(0)).release();
         gate.get(digest).awaitArrival();
-        assertEquals(0, gates.arrivals(PausePoint.AFTER_CLAIM, exports.get(slots)), "the older export still waits");
-        assertEquals(0, gates.arrivals(PausePoint.AFTER_CLAIM, exports.get(slots + 1)));
+        assertEquals(0, gates.arrivals(EnginePausePoint.AFTER_CLAIM, exports.get(slots)), "the older export still waits");
+        assertEquals(0, gates.arrivals(EnginePausePoint.AFTER_CLAIM, exports.get(slots + 1)));
     }
 
     /**
@@ -219,7 +222,7 @@ class FairShareIT {
         UUID reminder = tasks.create(b.staff(), b.id(),
                 TaskRequests.reminder(ticket.toString(), "Please look at this", "TEAM_STAFF", runAt)).id();
         created.add(reminder);
-        gate.put(reminder, gates.gate(PausePoint.AFTER_CLAIM, reminder, 1));
+        gate.put(reminder, gates.gate(EnginePausePoint.AFTER_CLAIM, reminder, 1));
         dispatch(reminder);
 
         gate.get(reminder).awaitArrival(); // claimed, while A holds every general slot
@@ -227,12 +230,12 @@ class FairShareIT {
         Poll.until(() -> ledger.find(reminder).orElseThrow().status() == TaskStatus.COMPLETED,
                 Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S), "B's reminder completes while A's exports are held");
         for (int i = 0; i < slots; i++) {
-            assertEquals(1, gates.arrivals(PausePoint.AFTER_CLAIM, flood.get(i)));
+            assertEquals(1, gates.arrivals(EnginePausePoint.AFTER_CLAIM, flood.get(i)));
             assertTrue(ledger.find(flood.get(i)).orElseThrow().status() != TaskStatus.COMPLETED,
                     "A's export " + i + " still holds its slot");
         }
         for (int i = slots; i < flood.size(); i++) {
-            assertEquals(0, gates.arrivals(PausePoint.AFTER_CLAIM, flood.get(i)),
+            assertEquals(0, gates.arrivals(EnginePausePoint.AFTER_CLAIM, flood.get(i)),
                     "A's waiting export " + i + " took no slot: the reserved slot is not for exports");
         }
     }
@@ -247,13 +250,13 @@ class FairShareIT {
         EngineFixtures.TestTeam a = fx.newTeam();
         UUID ticket = fx.tickets(a, 3, "Ticket").get(0);
         UUID export = scheduled(a, "EXPORT");
-        var exportClaim = gates.probeThread(PausePoint.AFTER_CLAIM, export, 1);
-        var exportBody = gates.probeThread(PausePoint.EXPORT_AFTER_BATCH_READ, export, 1);
+        var exportClaim = gates.probeThread(EnginePausePoint.AFTER_CLAIM, export, 1);
+        var exportBody = gates.probeThread(ExportPausePoint.EXPORT_AFTER_BATCH_READ, export, 1);
         String runAt = OffsetDateTime.now(ZoneOffset.UTC).plusHours(1).toString();
         UUID reminder = tasks.create(a.staff(), a.id(),
                 TaskRequests.reminder(ticket.toString(), "Please look at this", "TEAM_STAFF", runAt)).id();
         created.add(reminder);
-        var reminderBody = gates.probeThread(PausePoint.REMINDER_AFTER_LEASE_READ, reminder, 1);
+        var reminderBody = gates.probeThread(ReminderPausePoint.REMINDER_AFTER_LEASE_READ, reminder, 1);
 
         dispatch(export);
         gate.get(export).awaitArrival();
@@ -302,7 +305,7 @@ class FairShareIT {
             assertEquals(TaskJson.TEAM_AT_CAP, waiting.getString("waitingReason"));
             JsonObject running = json(Api.at(url).get("tasks/" + first, token));
             assertTrue(running.isNull("waitingReason"), "the running task waits for nothing: " + running);
-            assertEquals(0, gates.arrivals(PausePoint.AFTER_CLAIM, second), "the cap holds it");
+            assertEquals(0, gates.arrivals(EnginePausePoint.AFTER_CLAIM, second), "the cap holds it");
             gate.get(first).release();
             gate.get(second).awaitArrival();
             assertEquals(1, ledger.find(second).orElseThrow().attempts(), "its wait at the cap was no attempt");
@@ -438,7 +441,7 @@ class FairShareIT {
                 .add("runAt", runAt).build());
         UUID id = tasks.create(team.staff(), team.id(), req).id();
         created.add(id);
-        gate.put(id, gates.gate(PausePoint.AFTER_CLAIM, id, 1));
+        gate.put(id, gates.gate(EnginePausePoint.AFTER_CLAIM, id, 1));
         return id;
     }
 

@@ -10,6 +10,7 @@ import com.teamdesk.tasks.task.digest.DigestTransaction;
 import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
 import com.teamdesk.tasks.task.service.TaskService;
 import com.teamdesk.tasks.task.spi.BackgroundTask;
+import com.teamdesk.tasks.task.spi.EnginePausePoint;
 import com.teamdesk.tasks.task.spi.Lease;
 import com.teamdesk.tasks.task.spi.NewTaskRequest;
 import com.teamdesk.tasks.task.spi.PausePoint;
@@ -40,7 +41,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Issue 29's third kind, DIGEST, on the production path as the reminder is tested (R14): the deployed
  * {@code TaskWorker} runs the job from Redis on its own threads inside the production transaction boundary;
- * ordering comes from a gate at the kind-blind pause point {@link PausePoint#BEFORE_COMPLETION}. A digest
+ * ordering comes from a gate at the kind-blind pause point {@link EnginePausePoint#BEFORE_COMPLETION}. A digest
  * whose lease is taken over while it is inside its transaction commits nothing; the run, healed by stall
  * recovery, delivers exactly one notification.
  */
@@ -123,7 +124,7 @@ class ProductionWorkerDigestIT {
      */
     @Test
     void aLeaseTakenOverInsideTheTransactionCommitsNothingAndTheRunDeliversExactlyOnce() throws Exception {
-        var aPaused = gates.gate(PausePoint.BEFORE_COMPLETION, ANY_TASK, 1);
+        var aPaused = gates.gate(EnginePausePoint.BEFORE_COMPLETION, ANY_TASK, 1);
         task = tasks.create(team.staff(), team.id(), digest("TEAM")).id();
 
         Lease a = aPaused.awaitArrival();

@@ -12,10 +12,11 @@ import com.teamdesk.tasks.queue.Queue;
 import com.teamdesk.tasks.task.engine.TaskProcessor;
 import com.teamdesk.tasks.task.engine.TaskWorker;
 import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
+import com.teamdesk.tasks.task.reminder.ReminderPausePoint;
 import com.teamdesk.tasks.task.service.TaskService;
 import com.teamdesk.tasks.task.spi.BackgroundTask;
+import com.teamdesk.tasks.task.spi.EnginePausePoint;
 import com.teamdesk.tasks.task.spi.Lease;
-import com.teamdesk.tasks.task.spi.PausePoint;
 import com.teamdesk.tasks.task.spi.TaskJobId;
 import com.teamdesk.tasks.task.spi.TaskStatus;
 import jakarta.inject.Inject;
@@ -122,8 +123,8 @@ class ProductionWorkerReminderIT {
     @Test
     void aFailureAtCompletionRollsBackAllFourWritesAndTheRetryGivesTheSingleResult() throws Exception {
         failCompletionOnce();
-        var reported = gates.gate(PausePoint.BEFORE_FAILURE_REPORT, ANY_TASK, 1);
-        var secondClaim = gates.gate(PausePoint.AFTER_CLAIM, ANY_TASK, 2);
+        var reported = gates.gate(EnginePausePoint.BEFORE_FAILURE_REPORT, ANY_TASK, 1);
+        var secondClaim = gates.gate(EnginePausePoint.AFTER_CLAIM, ANY_TASK, 2);
         createReminder();
 
         Lease first = reported.awaitArrival();
@@ -156,8 +157,8 @@ class ProductionWorkerReminderIT {
      */
     @Test
     void aLeaseTakenOverWhileTheWorkerIsInsideTheTransactionCommitsNothing() throws Exception {
-        var aPaused = gates.gate(PausePoint.REMINDER_AFTER_LEASE_READ, ANY_TASK, 1);
-        var autoCommit = gates.probeAutoCommit(PausePoint.REMINDER_AFTER_LEASE_READ, ANY_TASK, 1);
+        var aPaused = gates.gate(ReminderPausePoint.REMINDER_AFTER_LEASE_READ, ANY_TASK, 1);
+        var autoCommit = gates.probeAutoCommit(ReminderPausePoint.REMINDER_AFTER_LEASE_READ, ANY_TASK, 1);
         createReminder();
 
         Lease a = aPaused.awaitArrival();
@@ -191,8 +192,8 @@ class ProductionWorkerReminderIT {
      */
     @Test
     void insideTheReminderTransactionOnTheProductionWorkerTheWritesAreUncommittedAndLocksHeld() throws Exception {
-        var afterEvent = gates.gate(PausePoint.REMINDER_AFTER_EVENT_INSERT, ANY_TASK, 1);
-        var autoCommit = gates.probeAutoCommit(PausePoint.REMINDER_AFTER_EVENT_INSERT, ANY_TASK, 1);
+        var afterEvent = gates.gate(ReminderPausePoint.REMINDER_AFTER_EVENT_INSERT, ANY_TASK, 1);
+        var autoCommit = gates.probeAutoCommit(ReminderPausePoint.REMINDER_AFTER_EVENT_INSERT, ANY_TASK, 1);
         createReminder();
 
         afterEvent.awaitArrival();

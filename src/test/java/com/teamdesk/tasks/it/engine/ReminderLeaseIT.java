@@ -8,12 +8,14 @@ import com.teamdesk.tasks.platform.TxSite;
 import com.teamdesk.tasks.task.engine.TaskProcessor;
 import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
 import com.teamdesk.tasks.task.reminder.ReminderParams;
+import com.teamdesk.tasks.task.reminder.ReminderPausePoint;
 import com.teamdesk.tasks.task.reminder.ReminderTransaction;
 import com.teamdesk.tasks.task.service.TaskService;
 import com.teamdesk.tasks.task.spi.BackgroundTask;
+import com.teamdesk.tasks.task.spi.EnginePausePoint;
+import com.teamdesk.tasks.task.spi.Execution;
 import com.teamdesk.tasks.task.spi.Lease;
 import com.teamdesk.tasks.task.spi.LeaseLost;
-import com.teamdesk.tasks.task.spi.PausePoint;
 import com.teamdesk.tasks.task.spi.TaskStatus;
 import jakarta.inject.Inject;
 import java.time.Clock;
@@ -136,8 +138,8 @@ class ReminderLeaseIT {
 
     @Test
     void newExecutionTakesOverWhileAIsPausedAfterItsLeaseRead() throws Exception {
-        var aPaused = gates.gate(PausePoint.REMINDER_AFTER_LEASE_READ, task, 1);
-        var bClaimed = gates.gate(PausePoint.AFTER_CLAIM, task, 2);
+        var aPaused = gates.gate(ReminderPausePoint.REMINDER_AFTER_LEASE_READ, task, 1);
+        var bClaimed = gates.gate(EnginePausePoint.AFTER_CLAIM, task, 2);
         RecordingJob a = job(task, 0, 0);
         RecordingJob b = job(task, 0, 1);
         try {
@@ -172,7 +174,7 @@ class ReminderLeaseIT {
 
     @Test
     void recoveryClearsTheLeaseWhileAIsPaused() throws Exception {
-        var aPaused = gates.gate(PausePoint.REMINDER_AFTER_LEASE_READ, task, 1);
+        var aPaused = gates.gate(ReminderPausePoint.REMINDER_AFTER_LEASE_READ, task, 1);
         RecordingJob a = job(task, 0, 0);
         try {
             Future<Void> ea = execute(a);
@@ -201,7 +203,7 @@ class ReminderLeaseIT {
 
     @Test
     void failureAfterTheEventInsertRollsBackAllFourWrites() throws Exception {
-        gates.fault(PausePoint.REMINDER_AFTER_EVENT_INSERT, task, 1, () -> new IllegalStateException("injected"));
+        gates.fault(ReminderPausePoint.REMINDER_AFTER_EVENT_INSERT, task, 1, () -> new IllegalStateException("injected"));
         ExecutionException thrown = assertThrows(ExecutionException.class, () -> join(execute(job(task, 0, 0))));
         assertInstanceOf(IllegalStateException.class, thrown.getCause(), "transient: rethrown so the queue retries");
         assertEquals(0, notifications());
@@ -221,7 +223,7 @@ class ReminderLeaseIT {
 
     @Test
     void whenACommitsFirstBsClaimWaitsThenSeesCompleted() throws Exception {
-        var aCompleted = gates.gate(PausePoint.REMINDER_AFTER_COMPLETE, task, 1);
+        var aCompleted = gates.gate(ReminderPausePoint.REMINDER_AFTER_COMPLETE, task, 1);
         RecordingJob b = job(task, 0, 1);
         int pastClaim;
         try {
@@ -232,7 +234,7 @@ class ReminderLeaseIT {
             aCompleted.release();
             join(ea);
             join(eb);
-            pastClaim = gates.arrivals(PausePoint.AFTER_CLAIM, task);
+            pastClaim = gates.arrivals(EnginePausePoint.AFTER_CLAIM, task);
         } finally {
             gates.reset(task);
         }
@@ -274,10 +276,10 @@ class ReminderLeaseIT {
         ReminderParams params = ReminderParams.fromJson(row().params());
         Lease a = ledger.claim(task, 0, 0, clock.instant()).orElseThrow().lease();
         BackgroundTask asClaimed = row();
-        var aPaused = gates.gate(PausePoint.REMINDER_AFTER_LEASE_READ, task, 1);
+        var aPaused = gates.gate(ReminderPausePoint.REMINDER_AFTER_LEASE_READ, task, 1);
         try {
             Future<Integer> ea = fx.start(() -> transactions.inNewTransaction(TxSite.WORKER,
-                    () -> tx.apply(a, asClaimed, params)));
+                    () -> tx.apply(new Execution(asClaimed, a, job(task, 0, 0), ledger, clock, gates), params)));
             aPaused.awaitArrival();
             ledger.claim(task, 0, 1, clock.instant()).orElseThrow(); // B takes over after A's lease read
             aPaused.release();

@@ -2,6 +2,7 @@ package com.teamdesk.tasks.it.engine;
 
 import com.teamdesk.tasks.platform.SchemaMigration;
 import com.teamdesk.tasks.task.reminder.ReminderTransaction;
+import com.teamdesk.tasks.task.spi.Execution;
 import com.teamdesk.tasks.task.spi.Lease;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -28,7 +29,8 @@ public class ReturningReminderTransaction extends ReminderTransaction {
     DataSource ds;
 
     @Override
-    protected void complete(Lease lease, Instant now) {
+    protected void complete(Execution ex, Instant now) {
+        Lease lease = ex.lease();
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
                 "UPDATE background_task SET status = 'COMPLETED', progress = 100, execution_id = NULL, updated_at = ?"
                         + " WHERE id = ? AND run = ? AND execution_id = ? AND status = 'RUNNING'")) {

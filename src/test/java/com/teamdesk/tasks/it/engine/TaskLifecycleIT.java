@@ -1,8 +1,8 @@
 package com.teamdesk.tasks.it.engine;
 
 import com.teamdesk.tasks.it.TestClock;
-import com.teamdesk.tasks.it.support.Api.Reply;
 import com.teamdesk.tasks.it.support.Api;
+import com.teamdesk.tasks.it.support.Api.Reply;
 import com.teamdesk.tasks.it.support.Poll;
 import com.teamdesk.tasks.it.support.Sweeps;
 import com.teamdesk.tasks.it.support.TaskRequests;
@@ -11,14 +11,16 @@ import com.teamdesk.tasks.it.support.Tokens;
 import com.teamdesk.tasks.queue.JobRecord;
 import com.teamdesk.tasks.queue.JobState;
 import com.teamdesk.tasks.queue.Queue;
+import com.teamdesk.tasks.task.export.ExportPausePoint;
 import com.teamdesk.tasks.task.ledger.ExecutionOutcome;
 import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
 import com.teamdesk.tasks.task.ledger.TaskExecution;
+import com.teamdesk.tasks.task.reminder.ReminderPausePoint;
 import com.teamdesk.tasks.task.reminder.TicketReminderCancellation;
 import com.teamdesk.tasks.task.service.TaskRuns;
 import com.teamdesk.tasks.task.service.TaskService;
 import com.teamdesk.tasks.task.spi.BackgroundTask;
-import com.teamdesk.tasks.task.spi.PausePoint;
+import com.teamdesk.tasks.task.spi.EnginePausePoint;
 import com.teamdesk.tasks.task.spi.TaskJobId;
 import com.teamdesk.tasks.task.spi.TaskStatus;
 import jakarta.inject.Inject;
@@ -131,7 +133,7 @@ class TaskLifecycleIT {
      */
     @Test
     void cancellingAWaitingTaskRemovesItsQueueJobAndItIsNeverClaimed() throws Exception {
-        var blockerHeld = gates.gate(PausePoint.AFTER_CLAIM, ANY_TASK, 1);
+        var blockerHeld = gates.gate(EnginePausePoint.AFTER_CLAIM, ANY_TASK, 1);
         UUID blocker = createExport();
         assertEquals(blocker, blockerHeld.awaitArrival().taskId());
         UUID waiting = createExport();
@@ -146,7 +148,7 @@ class TaskLifecycleIT {
 
         blockerHeld.release();
         awaitStatus(blocker, TaskStatus.COMPLETED);
-        assertEquals(0, gates.arrivals(PausePoint.AFTER_CLAIM, waiting), "never claimed");
+        assertEquals(0, gates.arrivals(EnginePausePoint.AFTER_CLAIM, waiting), "never claimed");
         assertEquals(cancelled, row(waiting), "the row stays as the cancel left it");
         assertEquals(0, row(waiting).attempts());
 
@@ -182,7 +184,7 @@ class TaskLifecycleIT {
     @Test
     void aPausedExportCancelledMakesNoFurtherWriteAndReconciliationRemovesItsQueueRecord() throws Exception {
         fx.tickets(team, 35, "Export me");
-        var afterBatch = gates.gate(PausePoint.EXPORT_AFTER_BATCH_READ, ANY_TASK, 1);
+        var afterBatch = gates.gate(ExportPausePoint.EXPORT_AFTER_BATCH_READ, ANY_TASK, 1);
         UUID task = createExport();
         afterBatch.awaitArrival();
         BackgroundTask cancelled = runs.cancel(team.staff(), task, null).task();
@@ -193,8 +195,8 @@ class TaskLifecycleIT {
         afterBatch.release();
 
         JobRecord done = awaitJob(jobId, JobState.COMPLETED); // the execution returned quietly (R9)
-        assertEquals(0, gates.arrivals(PausePoint.AFTER_PROGRESS_WRITE, task), "no progress write after the cancel");
-        assertEquals(1, gates.arrivals(PausePoint.BEFORE_PROGRESS_WRITE, task), "it tried once and stopped");
+        assertEquals(0, gates.arrivals(EnginePausePoint.AFTER_PROGRESS_WRITE, task), "no progress write after the cancel");
+        assertEquals(1, gates.arrivals(EnginePausePoint.BEFORE_PROGRESS_WRITE, task), "it tried once and stopped");
         assertEquals(0, done.progress(), "no progress reached the queue");
         BackgroundTask after = row(task);
         assertEquals(cancelled, after, "the row is exactly as the cancel left it");
@@ -217,7 +219,7 @@ class TaskLifecycleIT {
      */
     @Test
     void aReminderCancelledAfterItsLeaseReadCommitsNothingAndItsRetryGivesTheSingleResult() throws Exception {
-        var afterRead = gates.gate(PausePoint.REMINDER_AFTER_LEASE_READ, ANY_TASK, 1);
+        var afterRead = gates.gate(ReminderPausePoint.REMINDER_AFTER_LEASE_READ, ANY_TASK, 1);
         UUID task = createReminder(null);
         afterRead.awaitArrival();
         BackgroundTask cancelled = runs.cancel(team.staff2(), task, null).task(); // any staff of the team may cancel
@@ -242,7 +244,7 @@ class TaskLifecycleIT {
      */
     @Test
     void cancelRacingCompletionWhenTheCompletionCommitsFirst() throws Exception {
-        var completed = gates.gate(PausePoint.REMINDER_AFTER_COMPLETE, ANY_TASK, 1);
+        var completed = gates.gate(ReminderPausePoint.REMINDER_AFTER_COMPLETE, ANY_TASK, 1);
         UUID task = createReminder(null);
         completed.awaitArrival();
         CompletableFuture<Reply> cancel = CompletableFuture.supplyAsync(
@@ -266,7 +268,7 @@ class TaskLifecycleIT {
      */
     @Test
     void cancelRacingCompletionWhenTheCancelCommitsFirst() throws Exception {
-        var beforeComplete = gates.gate(PausePoint.REMINDER_BEFORE_COMPLETE, ANY_TASK, 1);
+        var beforeComplete = gates.gate(ReminderPausePoint.REMINDER_BEFORE_COMPLETE, ANY_TASK, 1);
         UUID task = createReminder(null);
         beforeComplete.awaitArrival();
         Reply r = Api.at(url).post("tasks/" + task + "/cancel", Tokens.of(team.owner()), null);
@@ -347,8 +349,8 @@ class TaskLifecycleIT {
     @Test
     void anExportPastItsRunTimeoutStopsAndIsRetried() throws Exception {
         fx.tickets(team, 15, "Slow export");
-        var afterBatch = gates.gate(PausePoint.EXPORT_AFTER_BATCH_READ, ANY_TASK, 1);
-        var secondClaim = gates.gate(PausePoint.AFTER_CLAIM, ANY_TASK, 2);
+        var afterBatch = gates.gate(ExportPausePoint.EXPORT_AFTER_BATCH_READ, ANY_TASK, 1);
+        var secondClaim = gates.gate(EnginePausePoint.AFTER_CLAIM, ANY_TASK, 2);
         UUID task = createExport();
         afterBatch.awaitArrival();
         TestClock.advance(EXPORT_TIMEOUT.plusSeconds(1));
@@ -358,7 +360,7 @@ class TaskLifecycleIT {
         BackgroundTask retrying = row(task);
         assertEquals(2, retrying.attempts(), "the timed-out attempt counted");
         assertTrue(retrying.lastError().contains("took longer than the 1 minute"), retrying.lastError());
-        assertEquals(0, gates.arrivals(PausePoint.AFTER_PROGRESS_WRITE, task), "the first attempt wrote no progress");
+        assertEquals(0, gates.arrivals(EnginePausePoint.AFTER_PROGRESS_WRITE, task), "the first attempt wrote no progress");
         secondClaim.release();
 
         awaitStatus(task, TaskStatus.COMPLETED);

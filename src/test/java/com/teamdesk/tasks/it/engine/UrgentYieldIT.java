@@ -6,11 +6,13 @@ import com.teamdesk.tasks.it.support.Sweeps;
 import com.teamdesk.tasks.it.support.TaskRequests;
 import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.it.support.Tokens;
+import com.teamdesk.tasks.task.export.ExportPausePoint;
 import com.teamdesk.tasks.task.fairshare.UrgentWork;
 import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
+import com.teamdesk.tasks.task.reminder.ReminderPausePoint;
 import com.teamdesk.tasks.task.service.TaskService;
+import com.teamdesk.tasks.task.spi.EnginePausePoint;
 import com.teamdesk.tasks.task.spi.NewTaskRequest;
-import com.teamdesk.tasks.task.spi.PausePoint;
 import com.teamdesk.tasks.task.spi.TaskStatus;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
@@ -103,7 +105,7 @@ class UrgentYieldIT {
         // Created before the reminder is held: a POST of a background kind yields to urgent work too (the next test)
         UUID export = scheduledExport(a);
         GatedPausePoints.Gate inBody = heldReminder(b);
-        GatedPausePoints.Gate claimed = gates.gate(PausePoint.AFTER_CLAIM, export, 1);
+        GatedPausePoints.Gate claimed = gates.gate(EnginePausePoint.AFTER_CLAIM, export, 1);
         long yieldsBefore = urgent.yields();
 
         dispatch(export);
@@ -111,7 +113,7 @@ class UrgentYieldIT {
         claimed.release();
         Poll.until(() -> urgent.waiting() == 1, Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S),
                 "the export's body waits for the reminder before its first statement");
-        assertEquals(0, gates.arrivals(PausePoint.EXPORT_AFTER_BATCH_READ, export), "no batch read meanwhile");
+        assertEquals(0, gates.arrivals(ExportPausePoint.EXPORT_AFTER_BATCH_READ, export), "no batch read meanwhile");
         assertEquals(TaskStatus.RUNNING, ledger.find(export).orElseThrow().status());
 
         inBody.release();
@@ -186,7 +188,7 @@ class UrgentYieldIT {
         UUID reminder = tasks.create(team.staff(), team.id(),
                 TaskRequests.reminder(ticket.toString(), "Please look at this", "TEAM_STAFF", runAt)).id();
         created.add(reminder);
-        GatedPausePoints.Gate inBody = gates.gate(PausePoint.REMINDER_AFTER_LEASE_READ, reminder, 1);
+        GatedPausePoints.Gate inBody = gates.gate(ReminderPausePoint.REMINDER_AFTER_LEASE_READ, reminder, 1);
         dispatch(reminder);
         inBody.awaitArrival();
         assertEquals(1, urgent.openWindows(), "the reminder's execution holds one urgent window");

@@ -79,6 +79,16 @@ public final class OtlpReceiver implements AutoCloseable {
         return "http://127.0.0.1:" + server.getAddress().getPort();
     }
 
+    /**
+     * @return the server's settings that turn tracing on (MicroProfile Telemetry) and send its spans here at once
+     *         (OTLP/HTTP, a 50 ms batch delay), for a deployment's overrides
+     */
+    public Map<String, String> serverConfig() {
+        return Map.of("otel.sdk.disabled", "false", "otel.service.name", "teamdesk-tasks", "otel.traces.exporter", "otlp",
+                "otel.metrics.exporter", "none", "otel.logs.exporter", "none", "otel.exporter.otlp.protocol",
+                "http/protobuf", "otel.exporter.otlp.endpoint", endpoint(), "otel.bsp.schedule.delay", "50");
+    }
+
     /** @return every span received so far */
     public List<ReceivedSpan> spans() {
         return List.copyOf(spans);

@@ -1,8 +1,8 @@
 package com.teamdesk.tasks.it.worker;
 
 import com.teamdesk.tasks.it.engine.EngineFixtures;
-import com.teamdesk.tasks.it.engine.GatedPausePoints.Gate;
 import com.teamdesk.tasks.it.engine.GatedPausePoints;
+import com.teamdesk.tasks.it.engine.GatedPausePoints.Gate;
 import com.teamdesk.tasks.it.engine.RecordingJob;
 import com.teamdesk.tasks.it.support.Sweeps;
 import com.teamdesk.tasks.it.support.TaskRequests;
@@ -19,15 +19,18 @@ import com.teamdesk.tasks.task.engine.RetryPolicy;
 import com.teamdesk.tasks.task.engine.TaskDispatcher;
 import com.teamdesk.tasks.task.engine.TaskProcessor;
 import com.teamdesk.tasks.task.engine.TaskQueueListener;
+import com.teamdesk.tasks.task.export.ExportPausePoint;
+import com.teamdesk.tasks.task.export.ExportRejection;
 import com.teamdesk.tasks.task.export.ExportResultStore;
 import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
+import com.teamdesk.tasks.task.reminder.ReminderPausePoint;
 import com.teamdesk.tasks.task.service.TaskService;
 import com.teamdesk.tasks.task.spi.BackgroundTask;
+import com.teamdesk.tasks.task.spi.CoreRejection;
+import com.teamdesk.tasks.task.spi.EnginePausePoint;
 import com.teamdesk.tasks.task.spi.Lease;
-import com.teamdesk.tasks.task.spi.PausePoint;
 import com.teamdesk.tasks.task.spi.TaskJobId;
 import com.teamdesk.tasks.task.spi.TaskKind;
-import com.teamdesk.tasks.task.spi.TaskRejected;
 import com.teamdesk.tasks.task.spi.TaskScope;
 import com.teamdesk.tasks.task.spi.TaskStatus;
 import com.teamdesk.tasks.team.TicketFilter;
@@ -175,8 +178,8 @@ class RealWorkerIT {
     @Test
     void stalledTakeoverExport() throws Exception {
         createExport();
-        Gate aRead = gates.gate(PausePoint.EXPORT_AFTER_BATCH_READ, task, 1);
-        gates.fault(PausePoint.EXPORT_AFTER_BATCH_READ, task, 1, () -> new IllegalStateException(READ_ERROR));
+        Gate aRead = gates.gate(ExportPausePoint.EXPORT_AFTER_BATCH_READ, task, 1);
+        gates.fault(ExportPausePoint.EXPORT_AFTER_BATCH_READ, task, 1, () -> new IllegalStateException(READ_ERROR));
 
         stalledTakeover(aRead);
 
@@ -200,8 +203,8 @@ class RealWorkerIT {
         UUID ticket = tickets.get(0);
         setTask(tasks.create(team.staff(), team.id(), TaskRequests.reminder(
                 ticket.toString(), "Please look at this", "ASSIGNEE")).id());
-        Gate aRead = gates.gate(PausePoint.REMINDER_AFTER_LEASE_READ, task, 1);
-        gates.fault(PausePoint.REMINDER_AFTER_LEASE_READ, task, 1, () -> new IllegalStateException(READ_ERROR));
+        Gate aRead = gates.gate(ReminderPausePoint.REMINDER_AFTER_LEASE_READ, task, 1);
+        gates.fault(ReminderPausePoint.REMINDER_AFTER_LEASE_READ, task, 1, () -> new IllegalStateException(READ_ERROR));
 
         stalledTakeover(aRead);
 
@@ -216,7 +219,7 @@ class RealWorkerIT {
      * read from the database; a fault is armed at the same arrival, so A continues with an error.
      */
     private void stalledTakeover(Gate aGate) throws Exception {
-        Gate bClaim = gates.gate(PausePoint.AFTER_CLAIM, task, 2); // A's claim is arrival 1
+        Gate bClaim = gates.gate(EnginePausePoint.AFTER_CLAIM, task, 2); // A's claim is arrival 1
         Worker a = workers.start("A", WorkerRig.FAST, false, productionListener, events.listener("A"));
         Lease leaseA = aGate.awaitArrival();
         BackgroundTask e1 = row();
@@ -249,7 +252,7 @@ class RealWorkerIT {
         aGate.release();
         assertTrue(workers.join(a), "A's execution ended");
         assertEquals(List.of(STARTED, RETURNED), kindsOf("A"), "A's processor returned quietly (R11: report not allowed)");
-        assertEquals(1, gates.arrivals(PausePoint.BEFORE_FAILURE_REPORT, task), "A did try its failure report");
+        assertEquals(1, gates.arrivals(EnginePausePoint.BEFORE_FAILURE_REPORT, task), "A did try its failure report");
         assertEquals(e2, row(), "A's failure report matched 0 rows: the whole row still equals B's E2 snapshot");
         assertEquals(takenOver, job(), "A's outcome did not move the job (lock lost)");
         assertTrue(events.of(FAILED, jobId).isEmpty());
@@ -331,8 +334,8 @@ class RealWorkerIT {
         queue.add(jobId, "{\"taskId\":\"" + task + "\",\"run\":0}", policy.jobOptions().withAttempts(1));
         sweeps.dispatchNow(task);
         assertNotNull(row().dispatchedAt());
-        gates.fault(PausePoint.EXPORT_AFTER_BATCH_READ, task, 1, () -> new IllegalStateException(READ_ERROR));
-        gates.fault(PausePoint.BEFORE_FAILURE_REPORT, task, 1,
+        gates.fault(ExportPausePoint.EXPORT_AFTER_BATCH_READ, task, 1, () -> new IllegalStateException(READ_ERROR));
+        gates.fault(EnginePausePoint.BEFORE_FAILURE_REPORT, task, 1,
                 () -> new IllegalStateException("injected: the WAITING report could not be written"));
         late = new LateFailedListener(jobId, listenerUnderTest);
 
@@ -375,7 +378,7 @@ class RealWorkerIT {
         assertEquals(0, again.attemptsMade(), "a fresh record of the same job id");
 
         // B claims the run as E2 (A's only slot is still busy delivering the held event).
-        Gate bClaim = gates.gate(PausePoint.AFTER_CLAIM, task, 2);
+        Gate bClaim = gates.gate(EnginePausePoint.AFTER_CLAIM, task, 2);
         workers.start("B", WorkerRig.FAST, true, productionListener, events.listener("B"));
         Lease leaseB = bClaim.awaitArrival();
         BackgroundTask e2 = row();
@@ -405,7 +408,7 @@ class RealWorkerIT {
     @Test
     void demotionDuringTheExportFailsItOnTheWorkerWithNoResult() throws Exception {
         createExport();
-        Gate afterBatch = gates.gate(PausePoint.EXPORT_AFTER_BATCH_READ, task, 1);
+        Gate afterBatch = gates.gate(ExportPausePoint.EXPORT_AFTER_BATCH_READ, task, 1);
 
         workers.start("A", WorkerRig.FAST, true, productionListener, events.listener("A"));
         afterBatch.awaitArrival();
@@ -416,7 +419,7 @@ class RealWorkerIT {
         assertTrue(failed.exhausted(), "a rejection is final (R11)");
         BackgroundTask t = row();
         assertEquals(TaskStatus.FAILED, t.status());
-        assertEquals(TaskRejected.Reason.PERMISSION_LOST.message(), t.lastError());
+        assertEquals(CoreRejection.PERMISSION_LOST.message(), t.lastError());
         assertNull(t.resultDigest(), "no CSV");
         assertEquals(0, fx.count("SELECT count(*) FROM task_result_chunk WHERE task_id = ?", task), "no chunk left");
     }
@@ -428,7 +431,7 @@ class RealWorkerIT {
     @Test
     void transientErrorIsRetriedBySameWorkerAfterBackoff() throws Exception {
         createExport();
-        gates.fault(PausePoint.EXPORT_AFTER_BATCH_READ, task, 1, () -> new IllegalStateException(READ_ERROR));
+        gates.fault(ExportPausePoint.EXPORT_AFTER_BATCH_READ, task, 1, () -> new IllegalStateException(READ_ERROR));
 
         workers.start("A", WorkerRig.FAST, true, productionListener, events.listener("A"));
         Event completed = events.await(COMPLETED, jobId, 1);
@@ -491,7 +494,7 @@ class RealWorkerIT {
 
         workers.start("A", WorkerRig.FAST, true, productionListener, events.listener("A"));
         Event failed = events.await(FAILED, jobId, 1);
-        String rejected = TaskRejected.Reason.INVALID_FILTERS.message();
+        String rejected = ExportRejection.INVALID_FILTERS.message();
         assertEquals(1, failed.attemptsMade());
         assertTrue(failed.exhausted());
         assertEquals(rejected, failed.reason());
@@ -530,8 +533,8 @@ class RealWorkerIT {
     @Test
     void stalledOverTheLimitConvergesToFailedInTwoSweeps() throws Exception {
         createExport();
-        Gate aRead = gates.gate(PausePoint.EXPORT_AFTER_BATCH_READ, task, 1);
-        gates.fault(PausePoint.EXPORT_AFTER_BATCH_READ, task, 1, () -> new IllegalStateException(READ_ERROR));
+        Gate aRead = gates.gate(ExportPausePoint.EXPORT_AFTER_BATCH_READ, task, 1);
+        gates.fault(ExportPausePoint.EXPORT_AFTER_BATCH_READ, task, 1, () -> new IllegalStateException(READ_ERROR));
         // Both workers check with maxStalledCount 0, so the outcome does not depend on whose housekeeping
         // wins the stalled-check guard.
         WorkerOptions noStalls = WorkerRig.FAST.withMaxStalledCount(0);
@@ -578,7 +581,7 @@ class RealWorkerIT {
         aRead.release();
         assertTrue(workers.join(a), "A's execution ended");
         assertEquals(List.of(STARTED, RETURNED), kindsOf("A"), "A's processor returned quietly");
-        assertEquals(1, gates.arrivals(PausePoint.BEFORE_FAILURE_REPORT, task), "A did try its failure report");
+        assertEquals(1, gates.arrivals(EnginePausePoint.BEFORE_FAILURE_REPORT, task), "A did try its failure report");
         assertEquals(afterSweep2, row(), "A's stale error changed nothing");
         assertEquals(queueFailed, job());
         assertTrue(events.of(COMPLETED, jobId).isEmpty());

@@ -3,6 +3,7 @@ package com.teamdesk.tasks.task.engine;
 import com.teamdesk.tasks.task.export.ExportHandler;
 import com.teamdesk.tasks.task.reminder.ReminderHandler;
 import com.teamdesk.tasks.task.spi.Caller;
+import com.teamdesk.tasks.task.spi.CoreRejection;
 import com.teamdesk.tasks.task.spi.Execution;
 import com.teamdesk.tasks.task.spi.NewTaskRequest;
 import com.teamdesk.tasks.task.spi.RequestField;
@@ -84,7 +85,7 @@ class TaskKindsTest {
         assertTrue(!gone.offersFile());
         assertEquals("Gone", gone.info().label());
         TaskRejected e = assertThrows(TaskRejected.class, () -> gone.load("{}"));
-        assertEquals(TaskRejected.Reason.UNKNOWN_KIND, e.reason());
+        assertEquals(CoreRejection.UNKNOWN_KIND, e.reason());
         assertEquals("Rejected: this server does not run tasks of this kind.", e.reason().message());
     }
 

@@ -91,7 +91,7 @@ class JdbcTaskLedgerTest {
     @BeforeEach
     void emptyLedger() throws SQLException {
         ledger.dataSource = sessions;
-        store = new ExportResultStore(sessions);
+        store = new ExportResultStore(sessions, ledger);
         exec("DELETE FROM background_task");
     }
 
@@ -360,7 +360,7 @@ class JdbcTaskLedgerTest {
         Lease failing = ledger.claim(insert(T0, T0), 0, 0, T0).orElseThrow().lease();
         List<String> sent = new ArrayList<>();
         ledger.dataSource = recording(sent);
-        store = new ExportResultStore(ledger.dataSource);
+        store = new ExportResultStore(ledger.dataSource, ledger);
         byte[] line = "a\n".getBytes(StandardCharsets.UTF_8);
         ledger.writeProgress(lease, 10, T0.plusSeconds(1));
         store.writeResultChunk(lease, 0, in(line), line.length, T0.plusSeconds(1));
@@ -947,10 +947,9 @@ class JdbcTaskLedgerTest {
         };
     }
 
-    /** The reminder's completion (ReminderTransaction) through the ledger's fencing primitive. */
+    /** The reminder's completion (ReminderTransaction) through the ledger's named transition. */
     private static void completeReminder(JdbcTaskLedger on, Lease lease, Instant now) {
-        on.updateUnderLease(lease, "reminder completion", now,
-                "status = 'COMPLETED', progress = 100, execution_id = NULL, last_error = NULL, updated_at = ?", now);
+        on.complete(lease, "reminder completion", now);
     }
 
     private static void exec(String sql, Object... args) throws SQLException {

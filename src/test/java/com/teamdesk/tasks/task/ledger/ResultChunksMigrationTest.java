@@ -57,7 +57,7 @@ class ResultChunksMigrationTest {
         assertEquals(csv.length, row.resultBytes());
         assertEquals(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(csv)), row.resultDigest());
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ExportResultStore store = new ExportResultStore(db);
+        ExportResultStore store = new ExportResultStore(db, ledger);
         store.writeResult(store.storedResult(done).orElseThrow(), out);
         assertArrayEquals(csv, out.toByteArray());
         assertEquals(3, count("SELECT count(*) FROM task_result_chunk WHERE task_id = ?", done));

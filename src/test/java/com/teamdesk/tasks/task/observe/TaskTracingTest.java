@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.task.observe;
 
+import com.teamdesk.tasks.task.export.ExportSpans;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.TraceFlags;
@@ -55,7 +56,7 @@ class TaskTracingTest {
         TaskTracing off = new TaskTracing(); // never initialised: as with otel.sdk.disabled=true, no tracer
         assertFalse(off.on());
         assertNull(off.currentTraceParent());
-        Span child = off.child(TaskTracing.EXPORT_BATCH_SPAN);
+        Span child = off.child(ExportSpans.BATCH.spanName());
         assertSame(Span.getInvalid(), child, "the constant no-op span, nothing allocated");
         assertFalse(child.isRecording());
     }
