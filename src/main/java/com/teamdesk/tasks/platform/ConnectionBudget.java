@@ -3,7 +3,6 @@ package com.teamdesk.tasks.platform;
 import com.teamdesk.tasks.common.Jsons;
 import com.teamdesk.tasks.queue.WorkerInfo;
 import jakarta.annotation.PostConstruct;
-import jakarta.annotation.Resource;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
 import jakarta.ejb.DependsOn;
@@ -16,7 +15,6 @@ import jakarta.inject.Inject;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
 import java.io.StringReader;
-import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -27,7 +25,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.logging.Level;
 import java.util.logging.Logger;
-import javax.sql.DataSource;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
@@ -81,8 +78,8 @@ public class ConnectionBudget {
             int reserved, boolean fits, String message, Instant at) {
     }
 
-    @Resource(lookup = AppDataSource.NAME)
-    DataSource dataSource;
+    @Inject
+    Jdbc jdbc;
 
     @Inject
     RedisResources redis;
@@ -134,12 +131,17 @@ public class ConnectionBudget {
     public Verdict check() {
         int maxConnections;
         int reserved;
-        try (Connection c = dataSource.getConnection(); Statement st = c.createStatement();
-                ResultSet rs = st.executeQuery("SELECT current_setting('max_connections')::int,"
-                        + " current_setting('superuser_reserved_connections')::int")) {
-            rs.next();
-            maxConnections = rs.getInt(1);
-            reserved = rs.getInt(2);
+        try {
+            int[] settings = jdbc.withConnection(c -> {
+                try (Statement st = c.createStatement();
+                        ResultSet rs = st.executeQuery("SELECT current_setting('max_connections')::int,"
+                                + " current_setting('superuser_reserved_connections')::int")) {
+                    rs.next();
+                    return new int[] {rs.getInt(1), rs.getInt(2)};
+                }
+            });
+            maxConnections = settings[0];
+            reserved = settings[1];
         } catch (SQLException | RuntimeException e) {
             LOG.log(Level.WARNING, "connection budget not checked: " + e);
             return new Verdict(1, AppDataSource.MAX_POOL + OUTSIDE_POOL, AppDataSource.MAX_POOL,

@@ -1,9 +1,7 @@
 package com.teamdesk.tasks.platform;
 
-import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -15,7 +13,6 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.logging.Level;
 import java.util.logging.Logger;
-import javax.sql.DataSource;
 
 /**
  * The database's clock is the ledger's clock (issue 28, R37): the application's {@link Clock} is this JVM's
@@ -36,8 +33,8 @@ public class DatabaseClock {
     /** An offset larger than this is logged as a WARNING, in ms. */
     static final long WARN_MS = 1_000;
 
-    @Resource(lookup = AppDataSource.NAME)
-    DataSource dataSource;
+    @Inject
+    Jdbc jdbc;
 
     @Inject
     @SystemTime
@@ -54,15 +51,22 @@ public class DatabaseClock {
      * @return the new offset (PostgreSQL minus this JVM), or the last one when PostgreSQL could not be asked
      */
     public Duration measure() {
-        try (Connection c = dataSource.getConnection(); Statement st = c.createStatement()) {
-            Instant before = jvm.instant();
-            long t0 = System.nanoTime();
-            Instant db;
-            try (ResultSet rs = st.executeQuery("SELECT clock_timestamp()")) {
-                rs.next();
-                db = rs.getObject(1, OffsetDateTime.class).toInstant();
-            }
-            long rtt = System.nanoTime() - t0;
+        try {
+            Sample sample = jdbc.withConnection(c -> {
+                try (Statement st = c.createStatement()) {
+                    Instant before = jvm.instant();
+                    long t0 = System.nanoTime();
+                    Instant at;
+                    try (ResultSet rs = st.executeQuery("SELECT clock_timestamp()")) {
+                        rs.next();
+                        at = rs.getObject(1, OffsetDateTime.class).toInstant();
+                    }
+                    return new Sample(before, System.nanoTime() - t0, at);
+                }
+            });
+            Instant before = sample.before();
+            long rtt = sample.rttNanos();
+            Instant db = sample.db();
             Instant mid = before.plusNanos(rtt / 2);
             long offset = Duration.between(mid, db).toNanos();
             offsetNanos = offset;
@@ -101,6 +105,10 @@ public class DatabaseClock {
     /** @return the application clock: this JVM's time plus the offset, in UTC */
     public Clock clock() {
         return new Corrected(ZoneOffset.UTC);
+    }
+
+    /** One measurement: this JVM's time before the query, the query's round trip in ns, PostgreSQL's time. */
+    private record Sample(Instant before, long rttNanos, Instant db) {
     }
 
     private static String describe(long ms) {

@@ -2,14 +2,13 @@ package com.teamdesk.tasks.platform;
 
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import jakarta.transaction.Status;
 import jakarta.transaction.TransactionSynchronizationRegistry;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Logger;
-import javax.sql.DataSource;
 
 /**
  * Fails loudly when a JTA transaction would not hold: inside an active transaction, a connection
@@ -35,8 +34,8 @@ public class EnlistmentGuard {
         NOT_ENLISTED
     }
 
-    @Resource(lookup = SchemaMigration.DATASOURCE)
-    DataSource dataSource;
+    @Inject
+    Jdbc jdbc;
 
     @Resource
     TransactionSynchronizationRegistry registry;
@@ -79,8 +78,8 @@ public class EnlistmentGuard {
      * @throws IllegalStateException when no connection can be obtained
      */
     public boolean connectionEnlisted() {
-        try (Connection c = dataSource.getConnection()) {
-            return !c.getAutoCommit();
+        try {
+            return jdbc.withConnection(c -> !c.getAutoCommit());
         } catch (SQLException e) {
             throw new IllegalStateException("enlistment check: " + e.getMessage(), e);
         }

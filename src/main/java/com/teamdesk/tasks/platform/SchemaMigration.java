@@ -10,7 +10,6 @@ import jakarta.inject.Inject;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -24,7 +23,8 @@ import org.flywaydb.core.Flyway;
  * startup bean runs (timer and worker beans are {@code @DependsOn} this one). Runs outside a
  * JTA transaction: a container-managed singleton's {@code @PostConstruct} is otherwise
  * transactional (PAYARA-NOTES). When {@code teamdesk.demo.seed=true} it also applies the
- * idempotent demo seed ({@code demo/seed.sql}).
+ * idempotent demo seed ({@code demo/seed.sql}). Flyway gets the datasource itself; the role check and the seed
+ * borrow their connection from {@link Jdbc}.
  */
 @Singleton
 @Startup
@@ -37,6 +37,9 @@ public class SchemaMigration {
 
     @Resource(lookup = DATASOURCE)
     DataSource dataSource;
+
+    @Inject
+    Jdbc jdbc;
 
     @Inject
     @ConfigProperty(name = "teamdesk.demo.seed", defaultValue = "false")
@@ -75,10 +78,13 @@ public class SchemaMigration {
      * @throws IllegalStateException when the roles differ or PostgreSQL cannot be asked
      */
     void checkRole() {
-        try (Connection c = dataSource.getConnection(); Statement st = c.createStatement();
-                ResultSet rs = st.executeQuery("SELECT current_user")) {
-            rs.next();
-            String role = rs.getString(1);
+        try {
+            String role = jdbc.withConnection(c -> {
+                try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT current_user")) {
+                    rs.next();
+                    return rs.getString(1);
+                }
+            });
             if (!role.equals(dbUser)) {
                 throw new IllegalStateException("The datasource connected to PostgreSQL as role '" + role
                         + "', but teamdesk.db.user (TEAMDESK_DB_USER) is '" + dbUser + "'. Set TEAMDESK_DB_USER and"
@@ -96,9 +102,11 @@ public class SchemaMigration {
                 throw new IllegalStateException("demo/seed.sql is missing from the WAR");
             }
             String sql = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            try (Connection c = dataSource.getConnection(); Statement st = c.createStatement()) {
-                st.execute(sql);
-            }
+            jdbc.withConnection(c -> {
+                try (Statement st = c.createStatement()) {
+                    return st.execute(sql);
+                }
+            });
             LOG.info("Demo data seeded (idempotent)");
         } catch (IOException | SQLException e) {
             throw new IllegalStateException("Demo seed failed: " + e.getMessage(), e);

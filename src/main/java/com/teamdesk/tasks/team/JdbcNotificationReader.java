@@ -1,27 +1,21 @@
 package com.teamdesk.tasks.team;
 
 import com.teamdesk.tasks.platform.Jdbc;
-import com.teamdesk.tasks.platform.SchemaMigration;
-import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
+import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import javax.sql.DataSource;
 
-/** Reads a member's notifications, newest first, in keyset order {@code (created_at, id)} descending. */
+/**
+ * Reads a member's notifications, newest first, in keyset order {@code (created_at, id)} descending. When
+ * PostgreSQL cannot answer it throws {@link com.teamdesk.tasks.platform.TableAccessException}.
+ */
 @ApplicationScoped
 public class JdbcNotificationReader {
 
-    @Resource(lookup = SchemaMigration.DATASOURCE)
-    DataSource dataSource;
+    @Inject
+    Jdbc jdbc;
 
     /**
      * @param after position of the last row of the previous page (exclusive), or null for the first
@@ -32,30 +26,15 @@ public class JdbcNotificationReader {
                 + " FROM notification WHERE recipient_id = ?"
                 + (after == null ? "" : " AND (created_at, id) < (?, ?)")
                 + " ORDER BY created_at DESC, id DESC LIMIT ?";
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            int i = 1;
-            ps.setObject(i++, recipientId);
-            if (after != null) {
-                ps.setObject(i++, OffsetDateTime.ofInstant(after.createdAt(), ZoneOffset.UTC));
-                ps.setObject(i++, after.id());
-            }
-            ps.setInt(i, limit);
-            try (ResultSet rs = ps.executeQuery()) {
-                List<NotificationRow> out = new ArrayList<>();
-                while (rs.next()) {
-                    out.add(new NotificationRow(Jdbc.uuid(rs, 1), Jdbc.uuid(rs, 2),
-                            Jdbc.uuid(rs, 3), Jdbc.uuid(rs, 4), Jdbc.uuid(rs, 5),
-                            rs.getString(6), instant(rs, 7), instant(rs, 8)));
-                }
-                return out;
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("notification read failed: " + e.getMessage(), e);
+        List<Object> args = new ArrayList<>(4);
+        args.add(recipientId);
+        if (after != null) {
+            args.add(after.createdAt());
+            args.add(after.id());
         }
-    }
-
-    private static Instant instant(ResultSet rs, int column) throws SQLException {
-        OffsetDateTime t = Jdbc.offsetDateTime(rs, column);
-        return t == null ? null : t.toInstant();
+        args.add(limit);
+        return jdbc.query(Tables.NOTIFICATION, "notification read", sql, rs -> new NotificationRow(Jdbc.uuid(rs, 1),
+                Jdbc.uuid(rs, 2), Jdbc.uuid(rs, 3), Jdbc.uuid(rs, 4), Jdbc.uuid(rs, 5), rs.getString(6),
+                Jdbc.instant(rs, 7), Jdbc.instant(rs, 8)), args.toArray());
     }
 }

@@ -1,36 +1,31 @@
 package com.teamdesk.tasks.team;
 
 import com.teamdesk.tasks.platform.Jdbc;
-import com.teamdesk.tasks.platform.SchemaMigration;
-import jakarta.annotation.Resource;
+import com.teamdesk.tasks.platform.TableAccessException;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import jakarta.json.JsonObject;
 import jakarta.transaction.Transactional;
 import jakarta.transaction.Transactional.TxType;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import javax.sql.DataSource;
 
 /**
  * The team's writes made by other packages (a reminder, a ticket's closing), and the reads made
  * under the team lock, through JDBC. Every method joins the caller's JTA transaction
  * ({@code MANDATORY}: outside one it throws {@link jakarta.transaction.TransactionalException}),
  * so the caller decides what commits together (R14, R24). Each write is one statement; a count
- * that cannot be right throws {@link IllegalStateException}, as does an SQL error.
+ * that cannot be right throws {@link TableAccessException} (an {@link IllegalStateException}) naming the
+ * table, as does an SQL error.
  */
 @ApplicationScoped
 @Transactional(TxType.MANDATORY)
 public class JdbcTeamWrites {
 
-    @Resource(lookup = SchemaMigration.DATASOURCE)
-    DataSource dataSource;
+    @Inject
+    Jdbc jdbc;
 
     /**
      * A ticket as read under its row lock.
@@ -45,10 +40,12 @@ public class JdbcTeamWrites {
     /**
      * Takes the team lock until the transaction ends: the team row {@code FOR NO KEY UPDATE}. It
      * protects the team's tickets, memberships and reminders (R14); a ticket change and a
-     * reminder's version bump never interleave. A missing team locks nothing.
+     * reminder's version bump never interleave. A missing team locks nothing. The one statement that
+     * takes it: every transaction that needs the team lock (a ticket change, a reminder, a digest, a new
+     * schedule) calls this.
      */
     public void lockTeam(UUID teamId) {
-        run("team lock", "SELECT 1 FROM team WHERE id = ? FOR NO KEY UPDATE", teamId);
+        jdbc.update(Tables.TEAM, "team lock", "SELECT 1 FROM team WHERE id = ? FOR NO KEY UPDATE", teamId);
     }
 
     /**
@@ -62,7 +59,7 @@ public class JdbcTeamWrites {
      * @param idleMs     longest idle pause inside the transaction, in ms (&gt; 0)
      */
     public void lockTeam(UUID teamId, long lockWaitMs, long idleMs) {
-        run("team lock settings", "SELECT set_config('lock_timeout', ?, true),"
+        jdbc.update(Jdbc.SERVER, "team lock settings", "SELECT set_config('lock_timeout', ?, true),"
                 + " set_config('idle_in_transaction_session_timeout', ?, true)", lockWaitMs + "ms", idleMs + "ms");
         lockTeam(teamId);
     }
@@ -73,45 +70,27 @@ public class JdbcTeamWrites {
      * @return its state, or empty when no such ticket is in the team
      */
     public Optional<LockedTicket> lockTicket(UUID ticketId, UUID teamId) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT status, assignee_id, requester_id FROM ticket WHERE id = ? AND team_id = ? FOR UPDATE")) {
-            Jdbc.bind(ps, 1, ticketId, teamId);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? Optional.of(new LockedTicket(TicketStatus.valueOf(rs.getString(1)), Jdbc.uuid(rs, 2),
-                        Jdbc.uuid(rs, 3))) : Optional.empty();
-            }
-        } catch (SQLException e) {
-            throw failed("ticket lock", e);
-        }
+        return jdbc.queryOne(Tables.TICKET, "ticket lock",
+                "SELECT status, assignee_id, requester_id FROM ticket WHERE id = ? AND team_id = ? FOR UPDATE",
+                rs -> new LockedTicket(TicketStatus.valueOf(rs.getString(1)), Jdbc.uuid(rs, 2), Jdbc.uuid(rs, 3)),
+                ticketId, teamId);
     }
 
     /** @return the STAFF and OWNER members of the team, by user id (read in the caller's transaction) */
     public List<UUID> staffIds(UUID teamId) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT user_id FROM membership WHERE team_id = ? AND role IN ('OWNER', 'STAFF') ORDER BY user_id")) {
-            Jdbc.bind(ps, 1, teamId);
-            try (ResultSet rs = ps.executeQuery()) {
-                List<UUID> out = new ArrayList<>();
-                while (rs.next()) {
-                    out.add(Jdbc.uuid(rs, 1));
-                }
-                return out;
-            }
-        } catch (SQLException e) {
-            throw failed("staff read", e);
-        }
+        return jdbc.query(Tables.MEMBERSHIP, "staff read",
+                "SELECT user_id FROM membership WHERE team_id = ? AND role IN ('OWNER', 'STAFF') ORDER BY user_id",
+                rs -> Jdbc.uuid(rs, 1), teamId);
     }
 
     /**
      * Bumps a ticket's {@code version} by one and moves its {@code updatedAt}.
      *
-     * @throws IllegalStateException when the ticket does not exist (callers hold its lock)
+     * @throws TableAccessException when the ticket does not exist (callers hold its lock: it vanished under it)
      */
     public void bumpVersion(UUID ticketId, Instant now) {
-        if (run("version bump", "UPDATE ticket SET version = version + 1, updated_at = ? WHERE id = ?", now,
-                ticketId) != 1) {
-            throw new IllegalStateException("ticket " + ticketId + " vanished under the team lock");
-        }
+        jdbc.updateExpecting(1, Tables.TICKET, "version bump", "UPDATE ticket SET version = version + 1, updated_at = ?"
+                + " WHERE id = ?", now, ticketId);
     }
 
     /**
@@ -121,7 +100,7 @@ public class JdbcTeamWrites {
      */
     public boolean addNotification(UUID teamId, UUID recipientId, UUID taskId, UUID ticketId, String message,
             Instant now) {
-        return run("notification insert", "INSERT INTO notification (id, team_id, recipient_id, task_id, ticket_id,"
+        return jdbc.update(Tables.NOTIFICATION, "notification insert", "INSERT INTO notification (id, team_id, recipient_id, task_id, ticket_id,"
                 + " message, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (task_id, recipient_id) DO NOTHING",
                 UUID.randomUUID(), teamId, recipientId, taskId, ticketId, message, now) == 1;
     }
@@ -137,20 +116,8 @@ public class JdbcTeamWrites {
      */
     public void appendSystemEvent(UUID teamId, String kind, UUID ticketId, UUID actorId, UUID taskId,
             JsonObject payload, Instant at) {
-        run("system event insert", "INSERT INTO system_event (team_id, kind, ticket_id, actor_id, task_id, payload,"
+        jdbc.update(Tables.SYSTEM_EVENT, "system event insert", "INSERT INTO system_event (team_id, kind, ticket_id, actor_id, task_id, payload,"
                 + " created_at) VALUES (?, ?, ?, ?, ?, ?::jsonb, ?)", teamId, kind, ticketId, actorId, taskId,
                 payload.toString(), at);
-    }
-
-    private int run(String what, String sql, Object... args) {
-        try (Connection c = dataSource.getConnection()) {
-            return Jdbc.update(c, sql, args);
-        } catch (SQLException e) {
-            throw failed(what, e);
-        }
-    }
-
-    private static IllegalStateException failed(String what, SQLException e) {
-        return new IllegalStateException(what + " failed: " + e.getMessage(), e);
     }
 }

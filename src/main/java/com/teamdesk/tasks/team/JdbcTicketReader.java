@@ -1,13 +1,8 @@
 package com.teamdesk.tasks.team;
 
 import com.teamdesk.tasks.platform.Jdbc;
-import com.teamdesk.tasks.platform.SchemaMigration;
-import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
+import jakarta.inject.Inject;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -20,12 +15,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.stream.Collectors;
-import javax.sql.DataSource;
 
 /**
  * Reads a team's tickets in keyset order {@code (created_at, id)}, a batch at a time, never all at
  * once (R13). Used by the ticket list API and by the export. Read-only; joins no transaction of
- * its own beyond the caller's.
+ * its own beyond the caller's. When PostgreSQL cannot answer it throws
+ * {@link com.teamdesk.tasks.platform.TableAccessException} (an {@link IllegalStateException}).
  *
  * <p>Over 300 lines: every ticket query shares one filter and visibility builder, so the list, the count
  * and the export's batches can never disagree about which tickets a caller sees.
@@ -36,8 +31,8 @@ public class JdbcTicketReader {
     private static final String ROW_COLUMNS = "t.id, t.team_id, t.title, t.body, t.status, t.priority, t.assignee_id,"
             + " a.username, t.requester_id, r.username, t.created_at, t.updated_at, t.version";
 
-    @Resource(lookup = SchemaMigration.DATASOURCE)
-    DataSource dataSource;
+    @Inject
+    Jdbc jdbc;
 
     /**
      * A member's current role in the team and the number of tickets a filter matches, read by one
@@ -58,14 +53,10 @@ public class JdbcTicketReader {
         // (with the values it found a small team's count cheaper than the generic plan and re-planned each
         // time: ~0.15 ms of PostgreSQL CPU per export, the count's whole cost for a small one; issue 16).
         where(sql, teamId, visibleTo, filter, true);
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = sql.prepare(c);
-                ResultSet rs = ps.executeQuery()) {
-            rs.next();
+        return jdbc.query(Tables.TICKET, "ticket count", sql.text.toString(), rs -> {
             String role = rs.getString(1);
             return new RoleAndCount(role == null ? Optional.empty() : Optional.of(Role.valueOf(role)), rs.getLong(2));
-        } catch (SQLException e) {
-            throw new IllegalStateException("ticket count failed: " + e.getMessage(), e);
-        }
+        }, sql.bound()).get(0);
     }
 
     /** A member's role (empty when not a member) and a ticket count, as read together by {@link #roleAndCount}. */
@@ -82,20 +73,11 @@ public class JdbcTicketReader {
     public List<TicketRow> readBatch(UUID teamId, UUID visibleTo, TicketFilter filter, Instant afterCreatedAt,
             UUID afterId, int limit) {
         Sql sql = batch("SELECT " + ROW_COLUMNS + WITH_USERS, teamId, visibleTo, filter, afterCreatedAt, afterId, limit, null);
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = sql.prepare(c);
-                ResultSet rs = ps.executeQuery()) {
-            List<TicketRow> out = new ArrayList<>(limit);
-            while (rs.next()) {
-                out.add(new TicketRow(Jdbc.uuid(rs, 1), Jdbc.uuid(rs, 2), rs.getString(3),
-                        rs.getString(4), TicketStatus.valueOf(rs.getString(5)), Priority.valueOf(rs.getString(6)),
-                        Jdbc.uuid(rs, 7), rs.getString(8), Jdbc.uuid(rs, 9), rs.getString(10),
-                        Jdbc.offsetDateTime(rs, 11).toInstant(),
-                        Jdbc.offsetDateTime(rs, 12).toInstant(), rs.getInt(13)));
-            }
-            return out;
-        } catch (SQLException e) {
-            throw new IllegalStateException("ticket read failed: " + e.getMessage(), e);
-        }
+        return jdbc.query(Tables.TICKET, "ticket read", sql.text.toString(), rs -> new TicketRow(Jdbc.uuid(rs, 1),
+                Jdbc.uuid(rs, 2), rs.getString(3), rs.getString(4), TicketStatus.valueOf(rs.getString(5)),
+                Priority.valueOf(rs.getString(6)), Jdbc.uuid(rs, 7), rs.getString(8), Jdbc.uuid(rs, 9),
+                rs.getString(10), Jdbc.offsetDateTime(rs, 11).toInstant(), Jdbc.offsetDateTime(rs, 12).toInstant(),
+                rs.getInt(13)), sql.bound());
     }
 
     /**
@@ -107,21 +89,14 @@ public class JdbcTicketReader {
      * @return id → username, for every id found
      */
     public Map<UUID, String> usernames(UUID teamId, Collection<UUID> ids) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+        Map<UUID, String> out = new HashMap<>();
+        for (Map.Entry<UUID, String> e : jdbc.query(Tables.APP_USER, "username read",
                 "SELECT u.id, u.username FROM app_user u WHERE u.id = ANY (?)"
-                        + " OR u.id IN (SELECT m.user_id FROM membership m WHERE m.team_id = ?)")) {
-            ps.setArray(1, c.createArrayOf("uuid", ids.toArray()));
-            ps.setObject(2, teamId);
-            Map<UUID, String> out = new HashMap<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.put(Jdbc.uuid(rs, 1), rs.getString(2));
-                }
-            }
-            return out;
-        } catch (SQLException e) {
-            throw new IllegalStateException("username read failed: " + e.getMessage(), e);
+                        + " OR u.id IN (SELECT m.user_id FROM membership m WHERE m.team_id = ?)",
+                rs -> Map.entry(Jdbc.uuid(rs, 1), rs.getString(2)), Jdbc.array("uuid", ids.toArray()), teamId)) {
+            out.put(e.getKey(), e.getValue());
         }
+        return out;
     }
 
     /**
@@ -233,17 +208,15 @@ public class JdbcTicketReader {
             args.addAll(List.of(a));
         }
 
-        PreparedStatement prepare(Connection c) throws SQLException {
-            PreparedStatement ps = c.prepareStatement(text.toString());
-            for (int i = 0; i < args.size(); i++) {
-                Object a = args.get(i);
-                if (a instanceof String[] arr) {
-                    ps.setArray(i + 1, c.createArrayOf("text", arr));
-                } else {
-                    ps.setObject(i + 1, a);
+        /** @return the arguments for {@link Jdbc#bind}: a {@code String[]} as a {@code text[]} array */
+        Object[] bound() {
+            Object[] out = args.toArray();
+            for (int i = 0; i < out.length; i++) {
+                if (out[i] instanceof String[] arr) {
+                    out[i] = Jdbc.array("text", arr);
                 }
             }
-            return ps;
+            return out;
         }
 
         /** @return the statement with each {@code ?} replaced by its argument as an SQL literal */

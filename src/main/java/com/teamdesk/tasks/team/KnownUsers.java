@@ -1,16 +1,11 @@
 package com.teamdesk.tasks.team;
 
-import com.teamdesk.tasks.platform.SchemaMigration;
-import jakarta.annotation.Resource;
+import com.teamdesk.tasks.platform.Jdbc;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
+import jakarta.inject.Inject;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import javax.sql.DataSource;
 
 /**
  * Whether a user id names a user ({@code app_user}), for the check of a token's {@code sub} on every
@@ -25,14 +20,15 @@ public class KnownUsers {
     /** Most user ids remembered at once. */
     static final int MAX_ENTRIES = 100_000;
 
-    @Resource(lookup = SchemaMigration.DATASOURCE)
-    DataSource dataSource;
+    @Inject
+    Jdbc jdbc;
 
     private final Set<UUID> known = ConcurrentHashMap.newKeySet();
 
     /**
      * @return true when {@code userId} names a user
-     * @throws IllegalStateException when PostgreSQL cannot answer
+     * @throws com.teamdesk.tasks.platform.TableAccessException (an {@link IllegalStateException}) when PostgreSQL
+     *                                                           cannot answer
      */
     public boolean exists(UUID userId) {
         if (userId == null) {
@@ -41,16 +37,8 @@ public class KnownUsers {
         if (known.contains(userId)) {
             return true;
         }
-        boolean found;
-        try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement("SELECT 1 FROM app_user WHERE id = ?")) {
-            ps.setObject(1, userId);
-            try (ResultSet rs = ps.executeQuery()) {
-                found = rs.next();
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("user read failed: " + e.getMessage(), e);
-        }
+        boolean found = jdbc.queryOne(Tables.APP_USER, "user read", "SELECT 1 FROM app_user WHERE id = ?",
+                rs -> Boolean.TRUE, userId).isPresent();
         if (found) {
             if (known.size() >= MAX_ENTRIES) {
                 known.clear();

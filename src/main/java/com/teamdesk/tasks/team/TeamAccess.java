@@ -2,16 +2,11 @@ package com.teamdesk.tasks.team;
 
 import com.teamdesk.tasks.common.ForbiddenException;
 import com.teamdesk.tasks.common.NotFoundException;
-import com.teamdesk.tasks.platform.SchemaMigration;
-import jakarta.annotation.Resource;
+import com.teamdesk.tasks.platform.Jdbc;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
+import jakarta.inject.Inject;
 import java.util.Optional;
 import java.util.UUID;
-import javax.sql.DataSource;
 
 /**
  * The one place that decides who may see or do what in a team. A non-member never learns that a
@@ -21,8 +16,8 @@ import javax.sql.DataSource;
 @ApplicationScoped
 public class TeamAccess {
 
-    @Resource(lookup = SchemaMigration.DATASOURCE)
-    DataSource dataSource;
+    @Inject
+    Jdbc jdbc;
 
     /**
      * One JDBC statement, no EntityManager: it runs on worker and executor threads too, where
@@ -30,22 +25,16 @@ public class TeamAccess {
      * under our feet by another thread of the same invocation.
      *
      * @return the user's current role in the team, or empty when not a member
-     * @throws IllegalStateException when PostgreSQL cannot answer
+     * @throws com.teamdesk.tasks.platform.TableAccessException (an {@link IllegalStateException}) when PostgreSQL
+     *                                                           cannot answer
      */
     public Optional<Role> roleOf(UUID teamId, UUID userId) {
         if (teamId == null || userId == null) {
             return Optional.empty();
         }
-        try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement("SELECT role FROM membership WHERE team_id = ? AND user_id = ?")) {
-            ps.setObject(1, teamId);
-            ps.setObject(2, userId);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? Optional.of(Role.valueOf(rs.getString(1))) : Optional.empty();
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("membership read failed: " + e.getMessage(), e);
-        }
+        return jdbc.queryOne(Tables.MEMBERSHIP, "membership read",
+                "SELECT role FROM membership WHERE team_id = ? AND user_id = ?", rs -> Role.valueOf(rs.getString(1)),
+                teamId, userId);
     }
 
     /**

@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.team;
 
+import com.teamdesk.tasks.platform.Jdbc;
 import javax.sql.DataSource;
 
 /** Test access to {@link JdbcTicketReader} outside a container. */
@@ -10,7 +11,7 @@ public final class TicketReaders {
     /** @return a reader over {@code dataSource}, as the container would inject it */
     public static JdbcTicketReader over(DataSource dataSource) {
         JdbcTicketReader r = new JdbcTicketReader();
-        r.dataSource = dataSource;
+        r.jdbc = new Jdbc(dataSource);
         return r;
     }
 }

@@ -2,7 +2,6 @@ package com.teamdesk.tasks.task.admin;
 
 import com.teamdesk.tasks.common.Jsons;
 import com.teamdesk.tasks.platform.Jdbc;
-import com.teamdesk.tasks.platform.SchemaMigration;
 import com.teamdesk.tasks.task.admin.AdminViews.AdminExecution;
 import com.teamdesk.tasks.task.admin.AdminViews.AdminTask;
 import com.teamdesk.tasks.task.admin.AdminViews.Count;
@@ -14,27 +13,24 @@ import com.teamdesk.tasks.task.spi.TaskKind;
 import com.teamdesk.tasks.task.spi.TaskScope;
 import com.teamdesk.tasks.task.spi.TaskStatus;
 import com.teamdesk.tasks.team.KeysetCursor;
-import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
 import java.io.StringReader;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import javax.sql.DataSource;
 
 /**
  * Operator queries over the whole ledger (every team) and the system event log of operator actions.
- * Plain JDBC, one statement each, no transaction.
+ * Plain JDBC, one statement each, no transaction. SQL errors throw {@link LedgerException}, or
+ * {@link com.teamdesk.tasks.platform.TableAccessException} naming {@code task_execution} for the executions.
  */
 @ApplicationScoped
 public class JdbcTaskAdmin {
@@ -42,8 +38,10 @@ public class JdbcTaskAdmin {
             + " progress, execution_id, claimed_by, dispatched_at, run_at, last_error, result_summary,"
             + " result_size, result_sha256, expires_at, created_at, updated_at, change_seq";
 
-    @Resource(lookup = SchemaMigration.DATASOURCE)
-    DataSource dataSource;
+    private static final Jdbc.Table EXECUTIONS = Jdbc.Table.of("task_execution");
+
+    @Inject
+    Jdbc jdbc;
 
     /** Filters of the operator's task list and bulk retry; null fields do not filter. */
     public record Filter(TaskStatus status, TaskKind kind, UUID teamId, Instant createdBefore) {
@@ -58,7 +56,7 @@ public class JdbcTaskAdmin {
     /** @return the {@code runAt} of the oldest due WAITING run, if any */
     public Optional<Instant> oldestWaiting(Instant now) {
         return query("SELECT min(run_at) FROM background_task WHERE status = 'WAITING' AND run_at <= ?",
-                rs -> instant(rs, 1), now).stream().filter(java.util.Objects::nonNull).findFirst();
+                rs -> Jdbc.instant(rs, 1), now).stream().filter(java.util.Objects::nonNull).findFirst();
     }
 
     /** @return WAITING runs due and not handed to the queue (R18's backlog) */
@@ -71,7 +69,7 @@ public class JdbcTaskAdmin {
     public List<RunningRun> running(Instant now, int limit) {
         return query("SELECT id, kind, team_id, run, attempts, progress, claimed_by, updated_at FROM background_task"
                 + " WHERE status = 'RUNNING' ORDER BY updated_at, id LIMIT ?", rs -> {
-                    Instant updated = instant(rs, 8);
+                    Instant updated = Jdbc.instant(rs, 8);
                     return new RunningRun(Jdbc.uuid(rs, 1), rs.getString(2), Jdbc.uuid(rs, 3),
                             rs.getInt(4), rs.getInt(5), rs.getInt(6), rs.getString(7), updated,
                             Math.max(0, now.toEpochMilli() - updated.toEpochMilli()));
@@ -133,9 +131,9 @@ public class JdbcTaskAdmin {
         }
         sql.append(" ORDER BY ").append(k).append(".claimed_at DESC, ").append(k).append(".execution_id DESC LIMIT ?");
         args.add(limit);
-        return query(sql.toString(), rs -> {
-            Instant claimed = instant(rs, 8);
-            Instant ended = instant(rs, 9);
+        return jdbc.query(EXECUTIONS, "admin executions", sql.toString(), rs -> {
+            Instant claimed = Jdbc.instant(rs, 8);
+            Instant ended = Jdbc.instant(rs, 9);
             return new AdminExecution(Jdbc.uuid(rs, 1), rs.getString(2), Jdbc.uuid(rs, 3), Jdbc.uuid(rs, 4),
                     rs.getInt(5), rs.getInt(6), rs.getString(7), claimed, ended,
                     rs.getString(10) == null ? null : ExecutionOutcome.valueOf(rs.getString(10)), rs.getString(11),
@@ -151,8 +149,8 @@ public class JdbcTaskAdmin {
         List<Object> args = new ArrayList<>();
         where(f, sql, args);
         sql.append(" GROUP BY 1");
-        return query(sql.toString(), rs -> new OutcomeCount(rs.getString(1), rs.getLong(2), rs.getLong(3)),
-                args.toArray());
+        return jdbc.query(EXECUTIONS, "admin execution counts", sql.toString(), rs -> new OutcomeCount(rs.getString(1),
+                rs.getLong(2), rs.getLong(3)), args.toArray());
     }
 
     /**
@@ -231,9 +229,9 @@ public class JdbcTaskAdmin {
     private static AdminTask task(ResultSet rs) throws SQLException {
         return new AdminTask(Jdbc.uuid(rs, 1), rs.getString(2), Jdbc.uuid(rs, 3), Jdbc.uuid(rs, 4),
                 TaskScope.valueOf(rs.getString(5)), json(rs.getString(6)), TaskStatus.valueOf(rs.getString(7)),
-                rs.getInt(8), rs.getInt(9), rs.getInt(10), Jdbc.uuid(rs, 11), rs.getString(12), instant(rs, 13),
-                instant(rs, 14), rs.getString(15), rs.getString(16), (Integer) rs.getObject(17), rs.getString(18),
-                instant(rs, 19), instant(rs, 20), instant(rs, 21), rs.getLong(22));
+                rs.getInt(8), rs.getInt(9), rs.getInt(10), Jdbc.uuid(rs, 11), rs.getString(12), Jdbc.instant(rs, 13),
+                Jdbc.instant(rs, 14), rs.getString(15), rs.getString(16), (Integer) rs.getObject(17), rs.getString(18),
+                Jdbc.instant(rs, 19), Jdbc.instant(rs, 20), Jdbc.instant(rs, 21), rs.getLong(22));
     }
 
     private static JsonObject json(String text) {
@@ -243,11 +241,7 @@ public class JdbcTaskAdmin {
     }
 
     private <T> List<T> query(String sql, Jdbc.Row<T> row, Object... args) {
-        return LedgerException.of("admin query", () -> Jdbc.query(dataSource, sql, row, args));
+        return jdbc.query(LedgerException.TABLE, "admin query", sql, row, args);
     }
 
-    private static Instant instant(ResultSet rs, int col) throws SQLException {
-        OffsetDateTime t = Jdbc.offsetDateTime(rs, col);
-        return t == null ? null : t.toInstant();
-    }
 }

@@ -1,17 +1,14 @@
 package com.teamdesk.tasks.task.engine;
 
 import com.teamdesk.tasks.platform.EnlistmentGuard;
+import com.teamdesk.tasks.platform.Jdbc;
 import com.teamdesk.tasks.platform.RedisResources;
-import com.teamdesk.tasks.platform.SchemaMigration;
 import com.teamdesk.tasks.platform.TxSite;
 import com.teamdesk.tasks.queue.Worker;
 import com.teamdesk.tasks.task.ledger.LedgerBreaker;
-import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.sql.Connection;
 import java.util.Optional;
-import javax.sql.DataSource;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
@@ -29,8 +26,8 @@ import org.eclipse.microprofile.health.Readiness;
 @ApplicationScoped
 public class TaskHealthCheck implements HealthCheck {
 
-    @Resource(lookup = SchemaMigration.DATASOURCE)
-    DataSource dataSource;
+    @Inject
+    Jdbc jdbc;
 
     @Inject
     RedisResources redis;
@@ -52,8 +49,8 @@ public class TaskHealthCheck implements HealthCheck {
     public HealthCheckResponse call() {
         HealthCheckResponseBuilder b = HealthCheckResponse.named("teamdesk-tasks");
         boolean up = true;
-        try (Connection c = dataSource.getConnection()) {
-            boolean db = c.isValid(2);
+        try {
+            boolean db = jdbc.withConnection(c -> c.isValid(2));
             b.withData("database", db ? "UP" : "DOWN");
             up &= db;
         } catch (Exception e) {

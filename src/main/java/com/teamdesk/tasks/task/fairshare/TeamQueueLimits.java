@@ -5,7 +5,6 @@ import com.teamdesk.tasks.common.Jsons;
 import com.teamdesk.tasks.common.NotFoundException;
 import com.teamdesk.tasks.platform.InstanceId;
 import com.teamdesk.tasks.platform.Jdbc;
-import com.teamdesk.tasks.platform.SchemaMigration;
 import com.teamdesk.tasks.queue.GroupInfo;
 import com.teamdesk.tasks.queue.Queue;
 import com.teamdesk.tasks.queue.RateStatus;
@@ -14,7 +13,6 @@ import com.teamdesk.tasks.task.spi.TaskJobId;
 import com.teamdesk.tasks.task.spi.TaskKind;
 import com.teamdesk.tasks.team.SystemEventService;
 import com.teamdesk.tasks.team.TeamDirectory;
-import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonValue;
@@ -27,7 +25,6 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.logging.Level;
 import java.util.logging.Logger;
-import javax.sql.DataSource;
 
 /**
  * Issue 30: an operator's cap of one team's tasks running at once, and its rate limits per kind (tasks that start
@@ -35,7 +32,8 @@ import javax.sql.DataSource;
  * {@code team_queue_limit} is the source; the queue enforces it atomically as its group's cap
  * ({@link Queue#setGroupCap}); {@link #applyAll()} (every recovery sweep) writes every cap to the queue again, so a
  * Redis that lost its data has them back within a tick. A task waiting at its team's cap is not claimed, so it uses
- * no attempt and stays WAITING.
+ * no attempt and stays WAITING. SQL errors throw {@link com.teamdesk.tasks.platform.TableAccessException} naming
+ * the table ({@link LedgerException} for the ledger's).
  */
 @ApplicationScoped
 public class TeamQueueLimits {
@@ -46,8 +44,11 @@ public class TeamQueueLimits {
     public static final int MAX_PER_MINUTE = 100_000;
     private static final long MINUTE_MS = 60_000;
 
-    @Resource(lookup = SchemaMigration.DATASOURCE)
-    DataSource dataSource;
+    private static final Jdbc.Table CAPS = Jdbc.Table.of("team_queue_limit");
+    private static final Jdbc.Table RATES = Jdbc.Table.of("team_rate_limit");
+
+    @Inject
+    Jdbc jdbc;
 
     @Inject
     Queue queue;
@@ -139,15 +140,15 @@ public class TeamQueueLimits {
             throw new NotFoundException("team.not_found", "No such team.");
         }
         Instant now = clock.instant();
-        LedgerException.of("team rate limit", () -> {
-            if (perMinute == null) {
-                return update("DELETE FROM team_rate_limit WHERE team_id = ? AND kind = ?", teamId, kind.name());
-            }
-            return update("INSERT INTO team_rate_limit (team_id, kind, per_minute, updated_by, updated_at)"
-                    + " VALUES (?, ?, ?, ?, ?) ON CONFLICT (team_id, kind) DO UPDATE SET per_minute = EXCLUDED.per_minute,"
-                    + " updated_by = EXCLUDED.updated_by, updated_at = EXCLUDED.updated_at",
+        if (perMinute == null) {
+            jdbc.update(RATES, "team rate limit", "DELETE FROM team_rate_limit WHERE team_id = ? AND kind = ?", teamId,
+                    kind.name());
+        } else {
+            jdbc.update(RATES, "team rate limit", "INSERT INTO team_rate_limit (team_id, kind, per_minute, updated_by,"
+                    + " updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (team_id, kind) DO UPDATE SET per_minute ="
+                    + " EXCLUDED.per_minute, updated_by = EXCLUDED.updated_by, updated_at = EXCLUDED.updated_at",
                     teamId, kind.name(), perMinute, operator, now);
-        });
+        }
         events.append(teamId, "admin.team.rate_limit", operator, null, Jsons.PROVIDER.createObjectBuilder()
                 .add("kind", kind.name())
                 .add("perMinute", perMinute == null ? JsonValue.NULL : Jsons.PROVIDER.createValue(perMinute))
@@ -177,14 +178,14 @@ public class TeamQueueLimits {
             throw new NotFoundException("team.not_found", "No such team.");
         }
         Instant now = clock.instant();
-        LedgerException.of("team queue limit", () -> {
-            if (maxRunning == null) {
-                return update("DELETE FROM team_queue_limit WHERE team_id = ?", teamId);
-            }
-            return update("INSERT INTO team_queue_limit (team_id, max_running, updated_by, updated_at) VALUES (?, ?, ?, ?)"
-                    + " ON CONFLICT (team_id) DO UPDATE SET max_running = EXCLUDED.max_running,"
-                    + " updated_by = EXCLUDED.updated_by, updated_at = EXCLUDED.updated_at", teamId, maxRunning, operator, now);
-        });
+        if (maxRunning == null) {
+            jdbc.update(CAPS, "team queue limit", "DELETE FROM team_queue_limit WHERE team_id = ?", teamId);
+        } else {
+            jdbc.update(CAPS, "team queue limit", "INSERT INTO team_queue_limit (team_id, max_running, updated_by,"
+                    + " updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (team_id) DO UPDATE SET max_running ="
+                    + " EXCLUDED.max_running, updated_by = EXCLUDED.updated_by, updated_at = EXCLUDED.updated_at",
+                    teamId, maxRunning, operator, now);
+        }
         events.append(teamId, "admin.team.limits", operator, null, Jsons.PROVIDER.createObjectBuilder()
                 .add("maxRunning", maxRunning == null ? JsonValue.NULL : Jsons.PROVIDER.createValue(maxRunning))
                 .add("instance", InstanceId.get()).build(), now);
@@ -272,14 +273,12 @@ public class TeamQueueLimits {
                 teamOf(r.rateKey()).ifPresent(team -> held.merge(team, r.held(), Long::sum));
             }
         }
-        Map<UUID, Long> running = LedgerException.of("running per team", () -> {
-            Map<UUID, Long> m = new HashMap<>();
-            for (Object[] r : Jdbc.query(dataSource, "SELECT team_id, count(*) FROM background_task"
-                    + " WHERE status = 'RUNNING' GROUP BY team_id", rs -> new Object[] {Jdbc.uuid(rs, 1), rs.getLong(2)})) {
-                m.put((UUID) r[0], (Long) r[1]);
-            }
-            return m;
-        });
+        Map<UUID, Long> running = new HashMap<>();
+        for (Map.Entry<UUID, Long> r : jdbc.query(LedgerException.TABLE, "running per team", "SELECT team_id, count(*)"
+                + " FROM background_task WHERE status = 'RUNNING' GROUP BY team_id",
+                rs -> Map.entry(Jdbc.uuid(rs, 1), rs.getLong(2)))) {
+            running.put(r.getKey(), r.getValue());
+        }
         java.util.Set<UUID> order = new java.util.LinkedHashSet<>(caps.keySet()); // limited teams first
         order.addAll(rates.keySet());
         order.addAll(groups.keySet());
@@ -336,31 +335,21 @@ public class TeamQueueLimits {
     }
 
     private Map<UUID, Map<String, Integer>> rates() {
-        return LedgerException.of("team rate limits", () -> {
-            Map<UUID, Map<String, Integer>> m = new java.util.LinkedHashMap<>();
-            for (Object[] r : Jdbc.query(dataSource, "SELECT team_id, kind, per_minute FROM team_rate_limit"
-                    + " ORDER BY team_id, kind", rs -> new Object[] {Jdbc.uuid(rs, 1), rs.getString(2), rs.getInt(3)})) {
-                m.computeIfAbsent((UUID) r[0], k -> new java.util.TreeMap<>()).put((String) r[1], (Integer) r[2]);
-            }
-            return m;
-        });
+        Map<UUID, Map<String, Integer>> m = new java.util.LinkedHashMap<>();
+        for (Object[] r : jdbc.query(RATES, "team rate limits", "SELECT team_id, kind, per_minute FROM team_rate_limit"
+                + " ORDER BY team_id, kind", rs -> new Object[] {Jdbc.uuid(rs, 1), rs.getString(2), rs.getInt(3)})) {
+            m.computeIfAbsent((UUID) r[0], k -> new java.util.TreeMap<>()).put((String) r[1], (Integer) r[2]);
+        }
+        return m;
     }
 
     private Map<UUID, Integer> caps() {
-        return LedgerException.of("team queue limits", () -> {
-            Map<UUID, Integer> m = new java.util.LinkedHashMap<>();
-            for (Object[] r : Jdbc.query(dataSource, "SELECT team_id, max_running FROM team_queue_limit ORDER BY team_id",
-                    rs -> new Object[] {Jdbc.uuid(rs, 1), rs.getInt(2)})) {
-                m.put((UUID) r[0], (Integer) r[1]);
-            }
-            return m;
-        });
-    }
-
-    private int update(String sql, Object... args) throws java.sql.SQLException {
-        try (java.sql.Connection c = dataSource.getConnection()) {
-            return Jdbc.update(c, sql, args);
+        Map<UUID, Integer> m = new java.util.LinkedHashMap<>();
+        for (Map.Entry<UUID, Integer> r : jdbc.query(CAPS, "team queue limits", "SELECT team_id, max_running FROM"
+                + " team_queue_limit ORDER BY team_id", rs -> Map.entry(Jdbc.uuid(rs, 1), rs.getInt(2)))) {
+            m.put(r.getKey(), r.getValue());
         }
+        return m;
     }
 
     private static java.util.Optional<UUID> parse(String group) {

@@ -1,16 +1,14 @@
 package com.teamdesk.tasks.task.ledger;
 
 import com.teamdesk.tasks.platform.DatabaseUnavailable;
+import com.teamdesk.tasks.platform.Jdbc;
 import com.teamdesk.tasks.platform.PoolLogFilter;
-import com.teamdesk.tasks.platform.SchemaMigration;
 import com.teamdesk.tasks.queue.FetchGate;
 import jakarta.annotation.PreDestroy;
-import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,7 +18,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.StringJoiner;
 import java.util.logging.Logger;
-import javax.sql.DataSource;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
@@ -53,8 +50,8 @@ public class LedgerBreaker implements FetchGate {
     static final long MAX_DEFERRAL_MS = 60_000;
     private static final int PROBE_TIMEOUT_S = 2;
 
-    @Resource(lookup = SchemaMigration.DATASOURCE)
-    DataSource dataSource;
+    @Inject
+    Jdbc jdbc;
 
     /**
      * How long an outage may last before the executions it defers fail after all (with
@@ -218,8 +215,8 @@ public class LedgerBreaker implements FetchGate {
     }
 
     private boolean probe() {
-        try (Connection c = dataSource.getConnection()) {
-            return c.isValid(PROBE_TIMEOUT_S);
+        try {
+            return jdbc.withConnection(c -> c.isValid(PROBE_TIMEOUT_S));
         } catch (SQLException | RuntimeException e) {
             return false;
         }

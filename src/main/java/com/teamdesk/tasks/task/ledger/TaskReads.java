@@ -1,13 +1,12 @@
 package com.teamdesk.tasks.task.ledger;
 
 import com.teamdesk.tasks.platform.Jdbc;
-import com.teamdesk.tasks.platform.SchemaMigration;
 import com.teamdesk.tasks.task.spi.BackgroundTask;
 import com.teamdesk.tasks.task.spi.TaskKind;
 import com.teamdesk.tasks.task.spi.TaskStatus;
 import com.teamdesk.tasks.team.KeysetCursor;
-import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,14 +17,17 @@ import javax.sql.DataSource;
 /**
  * The API's and the live streams' reads of the ledger (issue 29: reads are not transitions, so they left
  * {@link JdbcTaskLedger}): a team's page of tasks, a task's executions (R43), and rows with their change sequence. Each is one
- * statement; SQL errors surface as {@link LedgerException}.
+ * statement; SQL errors surface as {@link LedgerException} ({@link com.teamdesk.tasks.platform.TableAccessException}
+ * naming {@code task_execution} for the executions).
  */
 @ApplicationScoped
 public class TaskReads {
     private static final String COLUMNS = TaskRows.COLUMNS;
 
-    @Resource(lookup = SchemaMigration.DATASOURCE)
-    DataSource dataSource;
+    private static final Jdbc.Table EXECUTIONS = Jdbc.Table.of("task_execution");
+
+    @Inject
+    Jdbc jdbc;
 
     /** For CDI. */
     public TaskReads() {
@@ -33,7 +35,7 @@ public class TaskReads {
 
     /** Reads on {@code dataSource} (tools and tests). */
     public TaskReads(DataSource dataSource) {
-        this.dataSource = dataSource;
+        this.jdbc = new Jdbc(dataSource);
     }
 
     /**
@@ -65,7 +67,7 @@ public class TaskReads {
             args.add(now);
         }
         KeysetCursor.appendNewestFirst(sql, args, afterCreatedAt, afterId, limit);
-        return LedgerException.of("list", () -> Jdbc.query(dataSource, sql.toString(), TaskRows.ROW, args.toArray()));
+        return jdbc.query(LedgerException.TABLE, "list", sql.toString(), TaskRows.ROW, args.toArray());
     }
 
     /**
@@ -87,10 +89,10 @@ public class TaskReads {
         }
         sql.append(" ORDER BY claimed_at DESC, execution_id DESC LIMIT ?");
         args.add(limit);
-        return LedgerException.of("executions", () -> Jdbc.query(dataSource, sql.toString(), rs -> new TaskExecution(
+        return jdbc.query(EXECUTIONS, "executions", sql.toString(), rs -> new TaskExecution(
                 Jdbc.uuid(rs, 1), rs.getInt(2), rs.getInt(3), rs.getString(4), Jdbc.instant(rs, 5), Jdbc.instant(rs, 6),
                 rs.getString(7) == null ? null : ExecutionOutcome.valueOf(rs.getString(7)), rs.getString(8), rs.getInt(9),
-                Jdbc.uuid(rs, 10)), args.toArray()));
+                Jdbc.uuid(rs, 10)), args.toArray());
     }
 
     /**
@@ -119,8 +121,8 @@ public class TaskReads {
     }
 
     private List<Versioned> queryVersioned(String sql, Object... args) {
-        return LedgerException.of("query", () -> Jdbc.query(dataSource, sql,
-                rs -> new Versioned(rs.getLong(TaskRows.COLUMN_COUNT + 1), TaskRows.ROW.map(rs)), args));
+        return jdbc.query(LedgerException.TABLE, "query", sql,
+                rs -> new Versioned(rs.getLong(TaskRows.COLUMN_COUNT + 1), TaskRows.ROW.map(rs)), args);
     }
 
     /**

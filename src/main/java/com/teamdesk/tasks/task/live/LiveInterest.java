@@ -1,7 +1,6 @@
 package com.teamdesk.tasks.task.live;
 
-import com.teamdesk.tasks.platform.AppDataSource;
-
+import com.teamdesk.tasks.platform.Jdbc;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
@@ -25,7 +24,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
-import javax.sql.DataSource;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
@@ -51,8 +49,10 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 public class LiveInterest {
     private static final Logger LOG = Logger.getLogger(LiveInterest.class.getName());
 
-    @Resource(lookup = AppDataSource.NAME)
-    DataSource dataSource;
+    private static final Jdbc.Table INTEREST = Jdbc.Table.of("live_interest");
+
+    @Inject
+    Jdbc jdbc;
 
     @Resource
     ManagedThreadFactory threadFactory;
@@ -135,26 +135,8 @@ public class LiveInterest {
     }
 
     private boolean register() {
-        try (Connection c = dataSource.getConnection()) {
-            c.setAutoCommit(false);
-            try (Statement st = c.createStatement();
-                 PreparedStatement upsert = c.prepareStatement("INSERT INTO live_interest (instance_id, until)"
-                         + " VALUES (?, now() + ? * interval '1 millisecond') ON CONFLICT (instance_id)"
-                         + " DO UPDATE SET until = EXCLUDED.until")) {
-                st.execute("SET LOCAL lock_timeout = '2s'");
-                st.execute("LOCK TABLE live_interest IN ACCESS EXCLUSIVE MODE");
-                upsert.setString(1, instanceId);
-                upsert.setLong(2, ttlMs);
-                upsert.executeUpdate();
-                st.execute("DELETE FROM live_interest WHERE until < now() - interval '1 hour'");
-                c.commit();
-                return true;
-            } catch (SQLException | RuntimeException e) {
-                c.rollback();
-                throw e;
-            } finally {
-                c.setAutoCommit(true);
-            }
+        try {
+            return jdbc.withConnection(this::registerOn);
         } catch (SQLException | RuntimeException e) {
             LOG.log(Level.WARNING, "task.live could not register this instance's interest; streams may miss "
                     + "changes until a retry succeeds (within " + ttlMs / 3 + " ms): " + e);
@@ -162,26 +144,47 @@ public class LiveInterest {
         }
     }
 
+    /**
+     * The registration's own transaction on the borrowed connection (the bean runs outside JTA): the table lock,
+     * the upsert and the purge of rows expired an hour ago commit together.
+     */
+    private boolean registerOn(Connection c) throws SQLException {
+        c.setAutoCommit(false);
+        try (Statement st = c.createStatement();
+             PreparedStatement upsert = c.prepareStatement("INSERT INTO live_interest (instance_id, until)"
+                     + " VALUES (?, now() + ? * interval '1 millisecond') ON CONFLICT (instance_id)"
+                     + " DO UPDATE SET until = EXCLUDED.until")) {
+            st.execute("SET LOCAL lock_timeout = '2s'");
+            st.execute("LOCK TABLE live_interest IN ACCESS EXCLUSIVE MODE");
+            upsert.setString(1, instanceId);
+            upsert.setLong(2, ttlMs);
+            upsert.executeUpdate();
+            st.execute("DELETE FROM live_interest WHERE until < now() - interval '1 hour'");
+            c.commit();
+            return true;
+        } catch (SQLException | RuntimeException e) {
+            c.rollback();
+            throw e;
+        } finally {
+            c.setAutoCommit(true);
+        }
+    }
+
     /** @return false when the row is gone (deleted by hand, or expired and purged): register again */
     private boolean extend() {
-        try (Connection c = dataSource.getConnection();
-             PreparedStatement ps = c.prepareStatement("UPDATE live_interest SET until = now() + ? * interval"
-                     + " '1 millisecond' WHERE instance_id = ? AND until > now()")) {
-            ps.setLong(1, ttlMs);
-            ps.setString(2, instanceId);
-            return ps.executeUpdate() == 1;
-        } catch (SQLException | RuntimeException e) {
+        try {
+            return jdbc.update(INTEREST, "renew interest", "UPDATE live_interest SET until = now() + ? * interval"
+                    + " '1 millisecond' WHERE instance_id = ? AND until > now()", ttlMs, instanceId) == 1;
+        } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "task.live could not renew this instance's interest: " + e);
             return true; // still registered until its lease ends; the next renewal tries again
         }
     }
 
     private void unregister() {
-        try (Connection c = dataSource.getConnection();
-             PreparedStatement ps = c.prepareStatement("DELETE FROM live_interest WHERE instance_id = ?")) {
-            ps.setString(1, instanceId);
-            ps.executeUpdate();
-        } catch (SQLException | RuntimeException e) {
+        try {
+            jdbc.update(INTEREST, "withdraw interest", "DELETE FROM live_interest WHERE instance_id = ?", instanceId);
+        } catch (RuntimeException e) {
             LOG.log(Level.FINE, "task.live could not withdraw this instance's interest (it expires): " + e);
         }
     }

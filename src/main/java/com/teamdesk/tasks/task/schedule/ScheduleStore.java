@@ -1,27 +1,30 @@
 package com.teamdesk.tasks.task.schedule;
 
 import com.teamdesk.tasks.platform.Jdbc;
-import com.teamdesk.tasks.platform.SchemaMigration;
 import com.teamdesk.tasks.task.ledger.LedgerException;
 import com.teamdesk.tasks.task.spi.TaskKind;
 import com.teamdesk.tasks.task.spi.TaskScope;
 import com.teamdesk.tasks.task.spi.TaskStatus;
+import com.teamdesk.tasks.team.JdbcTeamWrites;
 import com.teamdesk.tasks.team.KeysetCursor;
-import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.sql.Connection;
+import jakarta.inject.Inject;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import javax.sql.DataSource;
 
 /**
  * The {@code task_schedule} and {@code schedule_skip} tables (issue 31): one statement per method, on the
- * caller's transaction when there is one (the container's enlisted connection).
+ * caller's transaction when there is one (the container's enlisted connection). SQL errors throw
+ * {@link com.teamdesk.tasks.platform.TableAccessException} naming the table, or {@link LedgerException} for the
+ * reads of the ledger's {@code background_task}.
  */
 @ApplicationScoped
 public class ScheduleStore {
+    private static final Jdbc.Table SCHEDULES = Jdbc.Table.of("task_schedule");
+    private static final Jdbc.Table SKIPS = Jdbc.Table.of("schedule_skip");
+
     static final String COLUMNS = "id, team_id, owner_id, name, kind, scope, params::text, cron, time_zone, missed_slots,"
             + " overlap, enabled, next_slot_at, last_slot_at, disabled_reason, version, created_by, created_at,"
             + " updated_by, updated_at";
@@ -46,12 +49,15 @@ public class ScheduleStore {
     public record Occurrence(Instant slotAt, UUID taskId, TaskStatus status, String skipped, String detail, Instant at) {
     }
 
-    @Resource(lookup = SchemaMigration.DATASOURCE)
-    DataSource dataSource;
+    @Inject
+    Jdbc jdbc;
+
+    @Inject
+    JdbcTeamWrites team;
 
     void insert(Schedule s) {
         // the column list without the SELECT's cast (params::text is no column name)
-        update("insert schedule", "INSERT INTO task_schedule (" + COLUMNS.replace("::text", "") + ") VALUES (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?,"
+        jdbc.update(SCHEDULES, "insert schedule", "INSERT INTO task_schedule (" + COLUMNS.replace("::text", "") + ") VALUES (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?,"
                 + " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", s.id(), s.teamId(), s.ownerId(), s.name(), s.kind().name(),
                 s.scope().name(), s.params(), s.cron(), s.timeZone(), s.missedSlots().name(), s.overlap().name(),
                 s.enabled(), s.nextSlotAt(), s.lastSlotAt(), s.disabledReason(), s.version(), s.createdBy(),
@@ -60,12 +66,13 @@ public class ScheduleStore {
 
     /** @return the schedule, if it exists */
     public Optional<Schedule> find(UUID id) {
-        return one("SELECT " + COLUMNS + " FROM task_schedule WHERE id = ?", id);
+        return jdbc.queryOne(SCHEDULES, "schedule read", "SELECT " + COLUMNS + " FROM task_schedule WHERE id = ?", ROW, id);
     }
 
     /** @return the schedule, locked until the caller's transaction ends */
     Optional<Schedule> lock(UUID id) {
-        return one("SELECT " + COLUMNS + " FROM task_schedule WHERE id = ? FOR UPDATE", id);
+        return jdbc.queryOne(SCHEDULES, "schedule lock", "SELECT " + COLUMNS + " FROM task_schedule WHERE id = ? FOR UPDATE",
+                ROW, id);
     }
 
     /**
@@ -100,17 +107,18 @@ public class ScheduleStore {
                 limit);
     }
 
-    /** @return how many schedules the team has, after locking its row (the per-team limit holds under races) */
+    /**
+     * @return how many schedules the team has, after taking the team lock ({@link JdbcTeamWrites#lockTeam}: the
+     *         per-team limit holds under races); in the caller's transaction
+     */
     int lockTeamAndCount(UUID teamId) {
-        return LedgerException.of("count schedules", () -> {
-            Jdbc.queryInt(dataSource, "SELECT count(*) FROM (SELECT 1 FROM team WHERE id = ? FOR NO KEY UPDATE) t", teamId);
-            return Jdbc.queryInt(dataSource, "SELECT count(*) FROM task_schedule WHERE team_id = ?", teamId);
-        });
+        team.lockTeam(teamId);
+        return jdbc.queryInt(SCHEDULES, "count schedules", "SELECT count(*) FROM task_schedule WHERE team_id = ?", teamId);
     }
 
     /** Writes every field a member may change, and version + 1. @return false when the version moved on */
     boolean update(Schedule s, int expectedVersion) {
-        return update("update schedule", "UPDATE task_schedule SET name = ?, kind = ?, scope = ?, params = ?::jsonb,"
+        return jdbc.update(SCHEDULES, "update schedule", "UPDATE task_schedule SET name = ?, kind = ?, scope = ?, params = ?::jsonb,"
                 + " cron = ?, time_zone = ?, missed_slots = ?, overlap = ?, enabled = ?, next_slot_at = ?,"
                 + " disabled_reason = ?, version = version + 1, updated_by = ?, updated_at = ? WHERE id = ? AND version = ?",
                 s.name(), s.kind().name(), s.scope().name(), s.params(), s.cron(), s.timeZone(), s.missedSlots().name(),
@@ -120,7 +128,7 @@ public class ScheduleStore {
 
     /** @return whether it was deleted (its occurrences keep running, unlinked; its skips go with it) */
     boolean delete(UUID id) {
-        return update("delete schedule", "DELETE FROM task_schedule WHERE id = ?", id) == 1;
+        return jdbc.update(SCHEDULES, "delete schedule", "DELETE FROM task_schedule WHERE id = ?", id) == 1;
     }
 
     /** @return up to {@code limit} enabled schedules whose next slot is at or before {@code now}, locked, skipping locked ones */
@@ -131,39 +139,39 @@ public class ScheduleStore {
 
     /** Moves a locked schedule on to its next slot (not a member's change: the version stays). */
     void advance(UUID id, Instant nextSlotAt, Instant lastSlotAt) {
-        update("advance schedule", "UPDATE task_schedule SET next_slot_at = ?, last_slot_at = ? WHERE id = ?", nextSlotAt,
+        jdbc.update(SCHEDULES, "advance schedule", "UPDATE task_schedule SET next_slot_at = ?, last_slot_at = ? WHERE id = ?", nextSlotAt,
                 lastSlotAt, id);
     }
 
     /** Disables a schedule for a reason the system found (its owner left the team, its ticket closed); version + 1. */
     void disable(UUID id, String reason, Instant now) {
-        update("disable schedule", "UPDATE task_schedule SET enabled = false, next_slot_at = NULL, disabled_reason = ?,"
+        jdbc.update(SCHEDULES, "disable schedule", "UPDATE task_schedule SET enabled = false, next_slot_at = NULL, disabled_reason = ?,"
                 + " version = version + 1, updated_at = ? WHERE id = ?", reason, now, id);
     }
 
     /** Records a slot the sweep did not run; drops the schedule's skips older than {@code keepAfter}. */
     void recordSkip(UUID id, Instant slotAt, String reason, String detail, Instant now, Instant keepAfter) {
-        update("record skip", "INSERT INTO schedule_skip (schedule_id, slot_at, reason, detail, recorded_at) VALUES"
+        jdbc.update(SKIPS, "record skip", "INSERT INTO schedule_skip (schedule_id, slot_at, reason, detail, recorded_at) VALUES"
                 + " (?, ?, ?, ?, ?) ON CONFLICT (schedule_id, slot_at) DO NOTHING", id, slotAt, reason, detail, now);
-        update("trim skips", "DELETE FROM schedule_skip WHERE schedule_id = ? AND recorded_at < ?", id, keepAfter);
+        jdbc.update(SKIPS, "trim skips", "DELETE FROM schedule_skip WHERE schedule_id = ? AND recorded_at < ?", id, keepAfter);
     }
 
     /** @return the slot of an occurrence of the schedule that is still WAITING or RUNNING, if any (R41 overlap) */
     Optional<Instant> openOccurrence(UUID id) {
-        return LedgerException.of("open occurrence", () -> Jdbc.query(dataSource, "SELECT coalesce(slot_at, created_at)"
+        return jdbc.queryOne(LedgerException.TABLE, "open occurrence", "SELECT coalesce(slot_at, created_at)"
                 + " FROM background_task WHERE schedule_id = ? AND status IN ('WAITING', 'RUNNING') LIMIT 1",
-                rs -> Jdbc.instant(rs, 1), id)).stream().findFirst();
+                rs -> Jdbc.instant(rs, 1), id);
     }
 
     /** @return the schedule's last {@code limit} occurrences and skipped slots, newest first */
     public List<Occurrence> occurrences(UUID id, int limit) {
-        return LedgerException.of("occurrences", () -> Jdbc.query(dataSource, "(SELECT slot_at, id, status, NULL AS"
+        return jdbc.query(LedgerException.TABLE, "occurrences", "(SELECT slot_at, id, status, NULL AS"
                 + " skipped, NULL AS detail, created_at AS at FROM background_task WHERE schedule_id = ?"
                 + " ORDER BY created_at DESC LIMIT ?) UNION ALL (SELECT slot_at, NULL, NULL, reason, detail, recorded_at"
                 + " FROM schedule_skip WHERE schedule_id = ? ORDER BY recorded_at DESC LIMIT ?) ORDER BY at DESC LIMIT ?",
                 rs -> new Occurrence(Jdbc.instant(rs, 1), Jdbc.uuid(rs, 2),
                         rs.getString(3) == null ? null : TaskStatus.valueOf(rs.getString(3)), rs.getString(4),
-                        rs.getString(5), Jdbc.instant(rs, 6)), id, limit, id, limit, limit));
+                        rs.getString(5), Jdbc.instant(rs, 6)), id, limit, id, limit, limit);
     }
 
     /**
@@ -172,25 +180,13 @@ public class ScheduleStore {
      * @return the ids disabled
      */
     public List<UUID> disableWhere(UUID teamId, TaskKind kind, String param, String value, String reason, Instant now) {
-        return LedgerException.of("disable schedules", () -> Jdbc.query(dataSource, "UPDATE task_schedule SET enabled ="
+        return jdbc.query(SCHEDULES, "disable schedules", "UPDATE task_schedule SET enabled ="
                 + " false, next_slot_at = NULL, disabled_reason = ?, version = version + 1, updated_at = ? WHERE team_id = ?"
                 + " AND kind = ? AND enabled AND params ->> ? = ? RETURNING id", rs -> Jdbc.uuid(rs, 1), reason, now, teamId,
-                kind.name(), param, value));
-    }
-
-    private Optional<Schedule> one(String sql, Object... args) {
-        return query(sql, args).stream().findFirst();
+                kind.name(), param, value);
     }
 
     private List<Schedule> query(String sql, Object... args) {
-        return LedgerException.of("schedule query", () -> Jdbc.query(dataSource, sql, ROW, args));
-    }
-
-    private int update(String what, String sql, Object... args) {
-        return LedgerException.of(what, () -> {
-            try (Connection c = dataSource.getConnection()) {
-                return Jdbc.update(c, sql, args);
-            }
-        });
+        return jdbc.query(SCHEDULES, "schedule query", sql, ROW, args);
     }
 }

@@ -1,20 +1,13 @@
 package com.teamdesk.tasks.task.sweep;
 
-import com.teamdesk.tasks.platform.AppDataSource;
+import com.teamdesk.tasks.platform.Jdbc;
 import com.teamdesk.tasks.task.ledger.LedgerException;
-import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional.TxType;
 import jakarta.transaction.Transactional;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
-import javax.sql.DataSource;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
@@ -30,8 +23,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 @ApplicationScoped
 public class LedgerRetention {
 
-    @Resource(lookup = AppDataSource.NAME)
-    DataSource dataSource;
+    @Inject
+    Jdbc jdbc;
 
     @Inject
     @ConfigProperty(name = "teamdesk.retention.max-age-days", defaultValue = "90")
@@ -69,18 +62,12 @@ public class LedgerRetention {
      */
     @Transactional(TxType.MANDATORY)
     public int deleteBatch(Instant now) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "DELETE FROM background_task WHERE id IN (SELECT id FROM background_task"
-                        + " WHERE status IN ('COMPLETED', 'FAILED', 'CANCELLED') AND updated_at < ?"
-                        + " AND NOT (status = 'CANCELLED' AND dispatched_at IS NOT NULL)"
-                        + " ORDER BY updated_at LIMIT " + batchSize() + " FOR UPDATE SKIP LOCKED)")) {
-            // The batch size is a literal (an int from the configuration): with LIMIT ? a server-side
-            // prepared statement's generic plan guesses a third of the ledger and turns into a sequential
-            // scan of it (seen in P5 on 10 000 000 rows); with the literal every plan is index scans.
-            ps.setObject(1, OffsetDateTime.ofInstant(cutoff(now), ZoneOffset.UTC));
-            return ps.executeUpdate();
-        } catch (SQLException e) {
-            throw new LedgerException("retention", e);
-        }
+        // The batch size is a literal (an int from the configuration): with LIMIT ? a server-side
+        // prepared statement's generic plan guesses a third of the ledger and turns into a sequential
+        // scan of it (seen in P5 on 10 000 000 rows); with the literal every plan is index scans.
+        return jdbc.update(LedgerException.TABLE, "retention", "DELETE FROM background_task WHERE id IN (SELECT id FROM"
+                + " background_task WHERE status IN ('COMPLETED', 'FAILED', 'CANCELLED') AND updated_at < ?"
+                + " AND NOT (status = 'CANCELLED' AND dispatched_at IS NOT NULL)"
+                + " ORDER BY updated_at LIMIT " + batchSize() + " FOR UPDATE SKIP LOCKED)", cutoff(now));
     }
 }

@@ -62,7 +62,7 @@ class ExecutionEndMigrationTest {
                 "completions are no incidents");
 
         JdbcTaskAdmin admin = new JdbcTaskAdmin();
-        admin.dataSource = db;
+        admin.jdbc = new com.teamdesk.tasks.platform.Jdbc(db);
         ExecutionFilter incidents = new ExecutionFilter(Set.of(ExecutionOutcome.TAKEN_OVER, ExecutionOutcome.STALLED),
                 false, null, team, null, Instant.now().minusSeconds(3600), null);
         List<AdminExecution> first = admin.executions(incidents, null, null, 1);
