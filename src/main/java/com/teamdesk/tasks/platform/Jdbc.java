@@ -30,10 +30,6 @@ import javax.sql.DataSource;
  * <p>Also the column readers that use the JDBC getters Payara's pooled result-set wrapper forwards directly:
  * its {@code getObject(int, Class)} goes through reflection ({@code Class.getDeclaredMethod}) on every call,
  * which was the top CPU frame of a 50 000-row export (bench/notes/P3.md).
- *
- * <p>Over 300 lines: the statements, the binding and the column readers are one vocabulary that every store
- * shares; the static {@code query}/{@code queryInt} over a {@link DataSource} remain only for the stores not
- * moved to the bean yet (issue 51) and go with them.
  */
 @ApplicationScoped
 public class Jdbc {
@@ -102,11 +98,7 @@ public class Jdbc {
      *                          otherwise) when PostgreSQL answers with an error
      */
     public int update(Table table, String what, String sql, Object... args) {
-        try (Connection c = dataSource.getConnection()) {
-            return update(c, sql, args);
-        } catch (SQLException e) {
-            throw table.failed(what, e);
-        }
+        return withConnection(table, what, c -> update(c, sql, args));
     }
 
     /**
@@ -130,11 +122,18 @@ public class Jdbc {
      * @throws RuntimeException {@code table}'s failure when PostgreSQL answers with an error
      */
     public <T> List<T> query(Table table, String what, String sql, Row<T> row, Object... args) {
-        try {
-            return query(dataSource, sql, row, args);
-        } catch (SQLException e) {
-            throw table.failed(what, e);
-        }
+        return withConnection(table, what, c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                bind(ps, 1, args);
+                try (ResultSet rs = ps.executeQuery()) {
+                    List<T> out = new ArrayList<>();
+                    while (rs.next()) {
+                        out.add(row.map(rs));
+                    }
+                    return out;
+                }
+            }
+        });
     }
 
     /**
@@ -269,35 +268,6 @@ public class Jdbc {
     public interface Row<T> {
         /** @return the value of the current row */
         T map(ResultSet rs) throws SQLException;
-    }
-
-    /**
-     * Runs one query with {@code args} bound by {@link #bind} on a connection of {@code ds} (joining the
-     * caller's JTA transaction when there is one) and maps every row. Stores use the bean's
-     * {@link #query(Table, String, String, Row, Object...)}.
-     *
-     * @return the rows, in the order the statement returned them
-     */
-    public static <T> List<T> query(DataSource ds, String sql, Row<T> row, Object... args) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            bind(ps, 1, args);
-            try (ResultSet rs = ps.executeQuery()) {
-                List<T> out = new ArrayList<>();
-                while (rs.next()) {
-                    out.add(row.map(rs));
-                }
-                return out;
-            }
-        }
-    }
-
-    /** @return the first column of the one row of a query such as {@code SELECT count(*) …} */
-    public static int queryInt(DataSource ds, String sql, Object... args) throws SQLException {
-        List<Integer> rows = query(ds, sql, rs -> rs.getInt(1), args);
-        if (rows.size() != 1) {
-            throw new SQLException("expected one row, got " + rows.size() + ": " + sql);
-        }
-        return rows.get(0);
     }
 
     /**

@@ -1,7 +1,6 @@
 package com.teamdesk.tasks.task.export;
 
 import com.teamdesk.tasks.platform.Jdbc;
-import com.teamdesk.tasks.platform.SchemaMigration;
 import com.teamdesk.tasks.queue.FlatCombiner;
 import com.teamdesk.tasks.task.spi.Binder;
 import com.teamdesk.tasks.task.spi.ExecutionLedger;
@@ -11,7 +10,6 @@ import com.teamdesk.tasks.task.spi.LeaseLost;
 import com.teamdesk.tasks.task.spi.OwnWrites;
 import com.teamdesk.tasks.task.spi.ResultCompletion;
 import com.teamdesk.tasks.task.spi.RunTimedOut;
-import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.ByteArrayInputStream;
@@ -19,16 +17,11 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import javax.sql.DataSource;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
@@ -46,8 +39,14 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  */
 @ApplicationScoped
 public class ExportResultStore {
-    @Resource(lookup = SchemaMigration.DATASOURCE)
-    DataSource dataSource;
+    /** The chunks' table: its SQL errors throw {@link ResultStoreException}. */
+    private static final Jdbc.Table CHUNKS = ResultStoreException.on("task_result_chunk");
+
+    /** The task row, read for where its result is stored (the ledger writes it). */
+    private static final Jdbc.Table TASK = ResultStoreException.on("background_task");
+
+    @Inject
+    Jdbc jdbc;
 
     @Inject
     ExecutionLedger ledger;
@@ -59,9 +58,9 @@ public class ExportResultStore {
     public ExportResultStore() {
     }
 
-    /** A store on {@code dataSource} whose task rows {@code ledger} writes, completions not combined (tools and tests). */
-    public <L extends ExecutionLedger & KindLedger> ExportResultStore(DataSource dataSource, L ledger) {
-        this.dataSource = dataSource;
+    /** A store whose statements {@code jdbc} runs and whose task rows {@code ledger} writes, completions not combined (tools and tests). */
+    public <L extends ExecutionLedger & KindLedger> ExportResultStore(Jdbc jdbc, L ledger) {
+        this.jdbc = jdbc;
         this.ledger = ledger;
         this.rows = ledger;
     }
@@ -240,9 +239,8 @@ public class ExportResultStore {
      * @return chunks deleted
      */
     public int deleteChunksOf(Lease lease) {
-        return update("DELETE FROM task_result_chunk WHERE task_id = ? AND execution_id = ? AND NOT EXISTS"
-                + " (SELECT 1 FROM background_task WHERE id = ? AND result_execution_id = ?)", "delete chunks",
-                lease.taskId(), lease.executionId(), lease.taskId(), lease.executionId());
+        return jdbc.update(CHUNKS, "delete chunks", "DELETE FROM task_result_chunk WHERE task_id = ? AND execution_id = ?"
+                + " AND NOT EXISTS (SELECT 1 FROM background_task WHERE id = ? AND result_execution_id = ?)", lease.taskId(), lease.executionId(), lease.taskId(), lease.executionId());
     }
 
     /**
@@ -264,11 +262,11 @@ public class ExportResultStore {
      * @return chunks deleted
      */
     public int purgeOrphanChunks(int limit) {
-        return update("DELETE FROM task_result_chunk WHERE (task_id, execution_id, seq) IN (SELECT c.task_id,"
-                + " c.execution_id, c.seq FROM task_result_chunk c JOIN background_task t ON t.id = c.task_id"
+        return jdbc.update(CHUNKS, "purge chunks", "DELETE FROM task_result_chunk WHERE (task_id, execution_id, seq) IN"
+                + " (SELECT c.task_id, c.execution_id, c.seq FROM task_result_chunk c JOIN background_task t ON t.id = c.task_id"
                 + " WHERE c.execution_id IS DISTINCT FROM t.result_execution_id"
                 + " AND NOT (t.status = 'RUNNING' AND c.execution_id = t.execution_id)"
-                + " LIMIT " + Math.max(1, limit) + " FOR UPDATE OF c SKIP LOCKED)", "purge chunks");
+                + " LIMIT " + Math.max(1, limit) + " FOR UPDATE OF c SKIP LOCKED)");
     }
 
     /** Where a task's stored CSV is: the execution whose chunks hold it, its size and SHA-256 (hex). */
@@ -277,17 +275,9 @@ public class ExportResultStore {
 
     /** @return where the task's CSV is stored, or empty when none is (not completed, or purged) */
     public Optional<StoredResult> storedResult(UUID taskId) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT result_execution_id, result_size, result_sha256 FROM background_task WHERE id = ?"
-                        + " AND result_execution_id IS NOT NULL")) {
-            ps.setObject(1, taskId);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? Optional.of(new StoredResult(taskId, Jdbc.uuid(rs, 1), rs.getInt(2), rs.getString(3)))
-                        : Optional.empty();
-            }
-        } catch (SQLException e) {
-            throw new ResultStoreException("read result", e);
-        }
+        return jdbc.query(TASK, "read result", "SELECT result_execution_id, result_size, result_sha256 FROM background_task"
+                + " WHERE id = ? AND result_execution_id IS NOT NULL",
+                rs -> new StoredResult(taskId, Jdbc.uuid(rs, 1), rs.getInt(2), rs.getString(3)), taskId).stream().findFirst();
     }
 
     /**
@@ -312,23 +302,8 @@ public class ExportResultStore {
     }
 
     private byte[] readChunk(StoredResult result, int seq) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT bytes FROM task_result_chunk WHERE task_id = ? AND execution_id = ? AND seq = ?")) {
-            Jdbc.bind(ps, 1, result.taskId(), result.executionId(), seq);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? rs.getBytes(1) : null;
-            }
-        } catch (SQLException e) {
-            throw new ResultStoreException("read result chunk", e);
-        }
-    }
-
-    /** Executes a statement and returns its count. */
-    private int update(String sql, String what, Object... args) {
-        return ResultStoreException.of(what, () -> {
-            try (Connection c = dataSource.getConnection()) {
-                return Jdbc.update(c, sql, args);
-            }
-        });
+        return jdbc.query(CHUNKS, "read result chunk", "SELECT bytes FROM task_result_chunk WHERE task_id = ?"
+                + " AND execution_id = ? AND seq = ?", rs -> rs.getBytes(1), result.taskId(), result.executionId(), seq)
+                .stream().findFirst().orElse(null);
     }
 }

@@ -1,7 +1,7 @@
 package com.teamdesk.tasks.task.export;
 
 import com.teamdesk.tasks.common.InvalidInputException;
-import com.teamdesk.tasks.platform.SchemaMigration;
+import com.teamdesk.tasks.platform.Jdbc;
 import com.teamdesk.tasks.task.spi.BackgroundTask;
 import com.teamdesk.tasks.task.spi.CoreRejection;
 import com.teamdesk.tasks.task.spi.Execution;
@@ -14,11 +14,9 @@ import com.teamdesk.tasks.team.Role;
 import com.teamdesk.tasks.team.TeamAccess;
 import com.teamdesk.tasks.team.TicketFilter;
 import io.opentelemetry.api.trace.Span;
-import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.HashMap;
@@ -29,7 +27,6 @@ import java.util.UUID;
 import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
-import javax.sql.DataSource;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
@@ -63,8 +60,11 @@ public class ExportRunner {
     @Inject
     ExportResultStore store;
 
-    @Resource(lookup = SchemaMigration.DATASOURCE)
-    DataSource dataSource;
+    /** The tickets an export reads, by COPY on a connection of its own. */
+    private static final Jdbc.Table TICKET = Jdbc.Table.of("ticket");
+
+    @Inject
+    Jdbc jdbc;
 
     @Inject
     @ConfigProperty(name = "teamdesk.export.progress-every-batch", defaultValue = "false")
@@ -297,11 +297,7 @@ public class ExportRunner {
 
     /** One batch's COPY on a connection of its own from the pool, like every other read. */
     private CopyCsv.Batch copyBatch(CopyCsv csv, String query, Runnable afterRow) throws IOException {
-        try (Connection c = dataSource.getConnection()) {
-            return csv.copy(c, query, afterRow);
-        } catch (SQLException e) {
-            throw new IllegalStateException("ticket read failed: " + e.getMessage(), e);
-        }
+        return jdbc.withConnection(TICKET, "ticket read", c -> csv.copy(c, query, afterRow));
     }
 
     /** @return progress 0-99 after {@code written} of {@code total} rows (total may have grown meanwhile) */

@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.task.export;
 
+import com.teamdesk.tasks.platform.Jdbc;
 import java.sql.SQLException;
 
 /**
@@ -14,21 +15,8 @@ public class ResultStoreException extends RuntimeException {
         super(what + " failed: " + cause.getMessage(), cause);
     }
 
-    /** One JDBC call that may fail with an {@link SQLException}. */
-    @FunctionalInterface
-    interface Sql<T> {
-        T run() throws SQLException;
-    }
-
-    /**
-     * @return what {@code sql} returned
-     * @throws ResultStoreException naming {@code what}, when it failed with an {@link SQLException}
-     */
-    static <T> T of(String what, Sql<T> sql) {
-        try {
-            return sql.run();
-        } catch (SQLException e) {
-            throw new ResultStoreException(what, e);
-        }
+    /** @return {@code table} for {@link Jdbc}, its SQL errors thrown as a {@code ResultStoreException} naming what failed */
+    static Jdbc.Table on(String table) {
+        return new Jdbc.Table(table, (name, what, e) -> new ResultStoreException(what, e));
     }
 }

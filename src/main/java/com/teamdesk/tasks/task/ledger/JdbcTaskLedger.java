@@ -1,7 +1,6 @@
 package com.teamdesk.tasks.task.ledger;
 
 import com.teamdesk.tasks.platform.Jdbc;
-import com.teamdesk.tasks.platform.SchemaMigration;
 import com.teamdesk.tasks.task.spi.Binder;
 import com.teamdesk.tasks.task.spi.ExecutionLedger;
 import com.teamdesk.tasks.task.spi.OwnWrites;
@@ -13,15 +12,12 @@ import com.teamdesk.tasks.task.spi.LeaseLost;
 import com.teamdesk.tasks.task.spi.TaskJobId;
 import com.teamdesk.tasks.task.spi.TaskKind;
 import com.teamdesk.tasks.task.spi.TaskScope;
-import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional.TxType;
 import jakarta.transaction.Transactional;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -32,7 +28,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.regex.Pattern;
-import javax.sql.DataSource;
 
 /**
  * The task ledger on PostgreSQL through JDBC, and the only writer of {@code background_task}. Every state change is a
@@ -60,8 +55,14 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
     /** The lease check of every write of an execution (R8): {@link Fencing#LEASE_CONDITION}. */
     private static final String LEASE = Fencing.LEASE_CONDITION;
 
-    @Resource(lookup = SchemaMigration.DATASOURCE)
-    DataSource dataSource;
+    /** The ledger's table: its SQL errors throw {@link LedgerException} naming what failed. */
+    private static final Jdbc.Table TABLE = LedgerException.TABLE;
+
+    /** The executions' history, written by the ledger's triggers (R43); read errors are the ledger's too. */
+    private static final Jdbc.Table HISTORY = new Jdbc.Table("task_execution", TABLE.failure());
+
+    @Inject
+    Jdbc jdbc;
 
     @Inject
     RunTimeouts timeouts;
@@ -89,10 +90,11 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
      */
     public BackgroundTask insert(UUID id, TaskKind kind, UUID teamId, UUID ownerId, TaskScope scope, String paramsJson,
             Instant runAt, Instant now, boolean dispatched, String traceParent) {
-        return queryOne("INSERT INTO background_task (id, kind, team_id, owner_id, scope, filters, status, run, attempts,"
+        String sql = "INSERT INTO background_task (id, kind, team_id, owner_id, scope, filters, status, run, attempts,"
                 + " progress, dispatched_at, run_at, created_at, updated_at, trace_parent) VALUES (?, ?, ?, ?, ?, ?::jsonb,"
-                + " 'WAITING', 0, 0, 0, ?, ?, ?, ?, ?) RETURNING " + COLUMNS, id, kind.name(), teamId, ownerId, scope.name(),
-                paramsJson, dispatched ? now : null, runAt, now, now, traceParent)
+                + " 'WAITING', 0, 0, 0, ?, ?, ?, ?, ?) RETURNING " + COLUMNS;
+        return atMostOne(jdbc.query(TABLE, "query", sql, TaskRows.ROW, id, kind.name(), teamId, ownerId, scope.name(),
+                paramsJson, dispatched ? now : null, runAt, now, now, traceParent))
                 .orElseThrow(() -> new IllegalStateException("INSERT … RETURNING returned no row"));
     }
 
@@ -113,11 +115,12 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
      */
     public Optional<BackgroundTask> insertOccurrence(UUID id, TaskKind kind, UUID teamId, UUID ownerId, TaskScope scope,
             String paramsJson, UUID scheduleId, Instant slotAt, Instant now) {
-        return queryOne("INSERT INTO background_task (id, kind, team_id, owner_id, scope, filters, status, run, attempts,"
+        String sql = "INSERT INTO background_task (id, kind, team_id, owner_id, scope, filters, status, run, attempts,"
                 + " progress, run_at, created_at, updated_at, schedule_id, slot_at) VALUES (?, ?, ?, ?, ?, ?::jsonb,"
                 + " 'WAITING', 0, 0, 0, ?, ?, ?, ?, ?) ON CONFLICT (schedule_id, slot_at) WHERE slot_at IS NOT NULL"
-                + " DO NOTHING RETURNING " + COLUMNS, id, kind.name(), teamId, ownerId, scope.name(), paramsJson, now, now,
-                now, scheduleId, slotAt);
+                + " DO NOTHING RETURNING " + COLUMNS;
+        return atMostOne(jdbc.query(TABLE, "query", sql, TaskRows.ROW, id, kind.name(), teamId, ownerId, scope.name(),
+                paramsJson, now, now, now, scheduleId, slotAt));
     }
 
     /**
@@ -128,13 +131,14 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
      * @return true when the mark was cleared
      */
     public boolean undispatch(TaskJobId job, Instant dispatchedAt) {
-        return update("UPDATE background_task SET dispatched_at = NULL WHERE id = ? AND run = ? AND status = 'WAITING'"
-                + " AND dispatched_at = ?", -1, "undispatch", job.taskId(), job.run(), dispatchedAt) == 1;
+        return jdbc.update(TABLE, "undispatch", "UPDATE background_task SET dispatched_at = NULL WHERE id = ? AND run = ?"
+                + " AND status = 'WAITING' AND dispatched_at = ?", job.taskId(), job.run(), dispatchedAt) == 1;
     }
 
     /** @return the row, or empty when no task has this id */
     public Optional<BackgroundTask> find(UUID id) {
-        return queryOne("SELECT " + COLUMNS + " FROM background_task WHERE id = ?", id);
+        return atMostOne(jdbc.query(TABLE, "query", "SELECT " + COLUMNS + " FROM background_task WHERE id = ?", TaskRows.ROW,
+                id));
     }
 
     /** {@link Fencing#ASYNC_COMMIT}: claims commit asynchronously. */
@@ -163,10 +167,11 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
      */
     public Optional<Claim> claim(UUID taskId, int run, int attemptsMade, String claimedBy, Instant now) {
         UUID executionId = UUID.randomUUID();
-        Optional<BackgroundTask> row = queryOne("UPDATE background_task SET status = 'RUNNING', execution_id = ?,"
+        String sql = "UPDATE background_task SET status = 'RUNNING', execution_id = ?,"
                 + " attempts = ?, progress = 0, claimed_by = ?, updated_at = ?"
-                + " WHERE id = ? AND run = ? AND status IN ('WAITING', 'RUNNING')" + ASYNC_COMMIT + " RETURNING " + COLUMNS,
-                executionId, attemptsMade + 1, claimedBy, now, taskId, run);
+                + " WHERE id = ? AND run = ? AND status IN ('WAITING', 'RUNNING')" + ASYNC_COMMIT + " RETURNING " + COLUMNS;
+        Optional<BackgroundTask> row = atMostOne(jdbc.query(TABLE, "query", sql, TaskRows.ROW,
+                executionId, attemptsMade + 1, claimedBy, now, taskId, run));
         return row.map(t -> claimed(t, executionId, attemptsMade, now));
     }
 
@@ -209,40 +214,29 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
                 + " progress = 0, claimed_by = j.j_claimed_by, updated_at = j.j_now FROM j"
                 + " WHERE id = j.j_id AND run = j.j_run AND status IN ('WAITING', 'RUNNING') AND id IN (SELECT id FROM locked)"
                 + ASYNC_COMMIT + " RETURNING " + COLUMNS;
+        int n = batch.size();
+        Object[] ids = new Object[n];
+        Object[] runs = new Object[n];
+        Object[] tokens = new Object[n];
+        Object[] attempts = new Object[n];
+        Object[] workers = new Object[n];
+        Object[] times = new Object[n];
+        for (int k = 0; k < n; k++) {
+            int i = batch.get(k);
+            ClaimRequest r = requests.get(i);
+            executionIds[i] = UUID.randomUUID();
+            ids[k] = r.taskId();
+            runs[k] = r.run();
+            tokens[k] = executionIds[i];
+            attempts[k] = r.attemptsMade() + 1;
+            workers[k] = r.claimedBy();
+            times[k] = r.now().toString();
+        }
         Map<UUID, BackgroundTask> rows = new HashMap<>();
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            int n = batch.size();
-            Object[] ids = new Object[n];
-            Object[] runs = new Object[n];
-            Object[] tokens = new Object[n];
-            Object[] attempts = new Object[n];
-            Object[] workers = new Object[n];
-            Object[] times = new Object[n];
-            for (int k = 0; k < n; k++) {
-                int i = batch.get(k);
-                ClaimRequest r = requests.get(i);
-                executionIds[i] = UUID.randomUUID();
-                ids[k] = r.taskId();
-                runs[k] = r.run();
-                tokens[k] = executionIds[i];
-                attempts[k] = r.attemptsMade() + 1;
-                workers[k] = r.claimedBy();
-                times[k] = r.now().toString();
-            }
-            ps.setArray(1, c.createArrayOf("uuid", ids));
-            ps.setArray(2, c.createArrayOf("integer", runs));
-            ps.setArray(3, c.createArrayOf("uuid", tokens));
-            ps.setArray(4, c.createArrayOf("integer", attempts));
-            ps.setArray(5, c.createArrayOf("text", workers));
-            ps.setArray(6, c.createArrayOf("text", times));
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    BackgroundTask t = TaskRows.ROW.map(rs);
-                    rows.put(t.id(), t);
-                }
-            }
-        } catch (SQLException e) {
-            throw new LedgerException("claim", e);
+        for (BackgroundTask t : jdbc.query(TABLE, "claim", sql, TaskRows.ROW, Jdbc.array("uuid", ids),
+                Jdbc.array("integer", runs), Jdbc.array("uuid", tokens), Jdbc.array("integer", attempts),
+                Jdbc.array("text", workers), Jdbc.array("text", times))) {
+            rows.put(t.id(), t);
         }
         for (int i : batch) {
             ClaimRequest r = requests.get(i);
@@ -310,20 +304,20 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
         Fencing.checkDeadline(lease, "result write", e.now());
         String sql = "WITH done AS (UPDATE background_task SET " + RESULT_SETS + LEASE
                 + " RETURNING id, result_execution_id)" + own.clauses() + " SELECT count(*) FROM done";
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            Jdbc.bind(ps, 1, e.size(), e.sha256(), e.summary(), e.expiresAt(), e.now());
-            own.args().bind(c, ps, Fencing.bind(ps, 6, lease));
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                int n = rs.getInt(1);
-                if (n > 1) {
-                    throw new IllegalStateException("result write matched " + n + " rows for task " + lease.taskId());
+        return jdbc.withConnection(TABLE, "result write", c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                Jdbc.bind(ps, 1, e.size(), e.sha256(), e.summary(), e.expiresAt(), e.now());
+                own.args().bind(c, ps, Fencing.bind(ps, 6, lease));
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    int n = rs.getInt(1);
+                    if (n > 1) {
+                        throw new IllegalStateException("result write matched " + n + " rows for task " + lease.taskId());
+                    }
+                    return n == 1;
                 }
-                return n == 1;
             }
-        } catch (SQLException ex) {
-            throw new LedgerException("result write", ex);
-        }
+        });
     }
 
     /**
@@ -343,34 +337,37 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
                 + " FROM j WHERE id = j.j_id AND run = j.j_run AND execution_id = j.j_execution_id"
                 + " AND id IN (SELECT id FROM locked) RETURNING id, result_execution_id)" + own.clauses()
                 + " SELECT id, result_execution_id FROM done";
+        int n = batch.size();
+        Object[][] columns = new Object[8][n];
+        for (int k = 0; k < n; k++) {
+            ResultCompletion e = batch.get(k);
+            columns[0][k] = e.lease().taskId();
+            columns[1][k] = e.lease().run();
+            columns[2][k] = e.lease().executionId();
+            columns[3][k] = e.size();
+            columns[4][k] = e.sha256();
+            columns[5][k] = e.summary();
+            columns[6][k] = e.expiresAt().toString();
+            columns[7][k] = e.now().toString();
+        }
+        String[] types = {"uuid", "integer", "uuid", "integer", "text", "text", "text", "text"};
+        Object[] arrays = new Object[types.length];
+        for (int col = 0; col < types.length; col++) {
+            arrays[col] = Jdbc.array(types[col], columns[col]);
+        }
         Set<List<UUID>> completed = new HashSet<>();
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            int n = batch.size();
-            Object[][] columns = new Object[8][n];
-            for (int k = 0; k < n; k++) {
-                ResultCompletion e = batch.get(k);
-                columns[0][k] = e.lease().taskId();
-                columns[1][k] = e.lease().run();
-                columns[2][k] = e.lease().executionId();
-                columns[3][k] = e.size();
-                columns[4][k] = e.sha256();
-                columns[5][k] = e.summary();
-                columns[6][k] = e.expiresAt().toString();
-                columns[7][k] = e.now().toString();
-            }
-            String[] types = {"uuid", "integer", "uuid", "integer", "text", "text", "text", "text"};
-            for (int col = 0; col < types.length; col++) {
-                ps.setArray(col + 1, c.createArrayOf(types[col], columns[col]));
-            }
-            own.args().bind(c, ps, types.length + 1);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    completed.add(List.of(Jdbc.uuid(rs, 1), Jdbc.uuid(rs, 2)));
+        jdbc.withConnection(TABLE, "result write", c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                Jdbc.bind(ps, 1, arrays);
+                own.args().bind(c, ps, types.length + 1);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        completed.add(List.of(Jdbc.uuid(rs, 1), Jdbc.uuid(rs, 2)));
+                    }
                 }
             }
-        } catch (SQLException ex) {
-            throw new LedgerException("result write", ex);
-        }
+            return null;
+        });
         List<Boolean> out = new ArrayList<>(batch.size());
         for (ResultCompletion e : batch) {
             out.add(completed.contains(List.of(e.lease().taskId(), e.lease().executionId())));
@@ -391,16 +388,16 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
                 + " result_sha256 = NULL, updated_at = ? WHERE id IN (SELECT id FROM background_task"
                 + " WHERE result_sha256 IS NOT NULL AND expires_at <= ? LIMIT ? FOR UPDATE SKIP LOCKED)"
                 + " RETURNING id)" + own.clauses() + " SELECT count(*) FROM done";
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            Jdbc.bind(ps, 1, now, now, limit);
-            own.args().bind(c, ps, 4);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getInt(1);
+        return jdbc.withConnection(TABLE, "purge", c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                Jdbc.bind(ps, 1, now, now, limit);
+                own.args().bind(c, ps, 4);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getInt(1);
+                }
             }
-        } catch (SQLException e) {
-            throw new LedgerException("purge", e);
-        }
+        });
     }
 
     @Override
@@ -408,12 +405,13 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
             boolean asyncCommit) {
         Fencing.checkDeadline(lease, what, now);
         String sql = statement + LEASE + (asyncCommit ? ASYNC_COMMIT : "");
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            Fencing.bind(ps, args.bind(c, ps, 1), lease);
-            Fencing.checkLease(lease, what, ps.executeUpdate());
-        } catch (SQLException e) {
-            throw new LedgerException(what, e);
-        }
+        int count = jdbc.withConnection(TABLE, what, c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                Fencing.bind(ps, args.bind(c, ps, 1), lease);
+                return ps.executeUpdate();
+            }
+        });
+        Fencing.checkLease(lease, what, count);
     }
 
     /** A stored parameter's name as {@link #cancelWaiting} inlines it (so that an expression index matches). */
@@ -431,10 +429,10 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
         if (param == null || !PARAM.matcher(param).matches()) {
             throw new IllegalArgumentException("not a parameter name: " + param);
         }
-        return queryJobIds("UPDATE background_task SET status = 'CANCELLED', execution_id = NULL, cancelled_at = ?,"
+        String sql = "UPDATE background_task SET status = 'CANCELLED', execution_id = NULL, cancelled_at = ?,"
                 + " cancelled_by = ?, last_error = ?, updated_at = ? WHERE kind = '" + kind.name() + "'"
-                + " AND status = 'WAITING' AND team_id = ? AND filters->>'" + param + "' = ? RETURNING id, run",
-                now, cancelledBy, message, now, teamId, value);
+                + " AND status = 'WAITING' AND team_id = ? AND filters->>'" + param + "' = ? RETURNING id, run";
+        return jdbc.query(TABLE, "query", sql, TaskJobId.ROW, now, cancelledBy, message, now, teamId, value);
     }
 
     /**
@@ -445,8 +443,8 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
      */
     @Override
     public BackgroundTask readUnderLease(Lease lease) {
-        return LedgerException.of("lease read", () -> Jdbc.query(dataSource, "SELECT " + COLUMNS + " FROM background_task"
-                + LEASE, TaskRows.ROW, Fencing.withLease(lease))).stream().findFirst()
+        return jdbc.query(TABLE, "lease read", "SELECT " + COLUMNS + " FROM background_task" + LEASE, TaskRows.ROW,
+                Fencing.withLease(lease)).stream().findFirst()
                 .orElseThrow(() -> new LeaseLost(lease, "lease read"));
     }
 
@@ -467,9 +465,9 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
      * @return true when it matched 1 row; false when 0 (the report is not allowed: return quietly)
      */
     public boolean reportFailure(Lease lease, boolean isFinal, String lastError, ExecutionOutcome outcome, Instant now) {
-        int n = update("UPDATE background_task SET status = ?, execution_id = NULL, last_error = ?, updated_at = ?" + LEASE
-                + " AND " + outcome.sqlCondition(), -1, "failure report", Fencing.withLease(lease, isFinal ? "FAILED" : "WAITING", lastError,
-                now));
+        int n = jdbc.update(TABLE, "failure report", "UPDATE background_task SET status = ?, execution_id = NULL,"
+                + " last_error = ?, updated_at = ?" + LEASE + " AND " + outcome.sqlCondition(),
+                Fencing.withLease(lease, isFinal ? "FAILED" : "WAITING", lastError, now));
         return n == 1;
     }
 
@@ -480,12 +478,12 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
      * @return the new row, or empty when the task is no longer FAILED or CANCELLED at that run
      */
     public Optional<BackgroundTask> retry(UUID taskId, int expectedRun, Instant now) {
-        return queryOne("UPDATE background_task SET run = run + 1, status = 'WAITING', progress = 0, attempts = 0,"
+        String sql = "UPDATE background_task SET run = run + 1, status = 'WAITING', progress = 0, attempts = 0,"
                 + " last_error = NULL, execution_id = NULL, dispatched_at = NULL, result_execution_id = NULL,"
                 + " result_size = NULL, result_sha256 = NULL,"
                 + " result_summary = NULL, expires_at = NULL, cancelled_at = NULL, cancelled_by = NULL, run_at = ?,"
-                + " updated_at = ? WHERE id = ? AND run = ? AND status IN ('FAILED', 'CANCELLED') RETURNING " + COLUMNS,
-                now, now, taskId, expectedRun);
+                + " updated_at = ? WHERE id = ? AND run = ? AND status IN ('FAILED', 'CANCELLED') RETURNING " + COLUMNS;
+        return atMostOne(jdbc.query(TABLE, "query", sql, TaskRows.ROW, now, now, taskId, expectedRun));
     }
 
     /**
@@ -497,9 +495,10 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
      * @return the cancelled row, or empty when the task is not WAITING or RUNNING (0 rows)
      */
     public Optional<BackgroundTask> cancel(UUID taskId, UUID cancelledBy, String message, Instant now) {
-        return queryOne("UPDATE background_task SET status = 'CANCELLED', execution_id = NULL, cancelled_at = ?,"
+        String sql = "UPDATE background_task SET status = 'CANCELLED', execution_id = NULL, cancelled_at = ?,"
                 + " cancelled_by = ?, last_error = ?, updated_at = ? WHERE id = ? AND status IN ('WAITING', 'RUNNING')"
-                + " RETURNING " + COLUMNS, now, cancelledBy, message, now, taskId);
+                + " RETURNING " + COLUMNS;
+        return atMostOne(jdbc.query(TABLE, "query", sql, TaskRows.ROW, now, cancelledBy, message, now, taskId));
     }
 
     /**
@@ -507,8 +506,9 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
      * whose queue record may still exist ({@code dispatchedAt} set).
      */
     public List<TaskJobId> lockCancelledDispatched(Instant cutoff, int limit) {
-        return queryJobIds("SELECT id, run FROM background_task WHERE status = 'CANCELLED' AND dispatched_at IS NOT NULL"
-                + " AND cancelled_at < ? ORDER BY cancelled_at LIMIT ? FOR UPDATE SKIP LOCKED", cutoff, limit);
+        return jdbc.query(TABLE, "query", "SELECT id, run FROM background_task WHERE status = 'CANCELLED'"
+                + " AND dispatched_at IS NOT NULL AND cancelled_at < ? ORDER BY cancelled_at LIMIT ? FOR UPDATE SKIP LOCKED",
+                TaskJobId.ROW, cutoff, limit);
     }
 
     /**
@@ -516,8 +516,8 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
      * {@code dispatchedAt} (status, {@code updatedAt} and every other field stay as the cancel left them).
      */
     public boolean clearCancelledDispatch(TaskJobId job) {
-        return update("UPDATE background_task SET dispatched_at = NULL WHERE id = ? AND run = ? AND status = 'CANCELLED'",
-                -1, "clear cancelled dispatch", job.taskId(), job.run()) == 1;
+        return jdbc.update(TABLE, "clear cancelled dispatch", "UPDATE background_task SET dispatched_at = NULL WHERE id = ?"
+                + " AND run = ? AND status = 'CANCELLED'", job.taskId(), job.run()) == 1;
     }
 
     /**
@@ -533,7 +533,7 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
                 + " AND run_at <= ?" + (onlyTask == null ? "" : " AND id = ?")
                 + " ORDER BY run_at LIMIT ? FOR UPDATE SKIP LOCKED";
         Object[] args = onlyTask == null ? new Object[] {now, limit} : new Object[] {now, onlyTask, limit};
-        return LedgerException.of("query", () -> Jdbc.query(dataSource, sql, Dispatch.ROW, args));
+        return jdbc.query(TABLE, "query", sql, Dispatch.ROW, args);
     }
 
     /**
@@ -548,14 +548,9 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
         String sql = "UPDATE background_task t SET dispatched_at = ?, updated_at = ?"
                 + " FROM unnest(?::uuid[], ?::int[]) AS j(id, run)"
                 + " WHERE t.id = j.id AND t.run = j.run AND t.status = 'WAITING'";
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            Jdbc.bind(ps, 1, now, now);
-            ps.setArray(3, c.createArrayOf("uuid", jobs.stream().map(TaskJobId::taskId).toArray()));
-            ps.setArray(4, c.createArrayOf("integer", jobs.stream().map(TaskJobId::run).toArray()));
-            return ps.executeUpdate();
-        } catch (SQLException e) {
-            throw new LedgerException("mark dispatched", e);
-        }
+        return jdbc.update(TABLE, "mark dispatched", sql, now, now,
+                Jdbc.array("uuid", jobs.stream().map(TaskJobId::taskId).toArray()),
+                Jdbc.array("integer", jobs.stream().map(TaskJobId::run).toArray()));
     }
 
     /**
@@ -566,11 +561,11 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
      * @return the runs recovered
      */
     public List<TaskJobId> recoverStalled(Instant cutoff, int limit, Instant now) {
-        return queryJobIds("UPDATE background_task SET status = 'WAITING', execution_id = NULL, dispatched_at = NULL,"
+        String sql = "UPDATE background_task SET status = 'WAITING', execution_id = NULL, dispatched_at = NULL,"
                 + " updated_at = ? WHERE id IN (SELECT id FROM background_task WHERE status = 'RUNNING'"
                 + " AND updated_at < ? ORDER BY updated_at LIMIT ? FOR UPDATE SKIP LOCKED) AND "
-                + ExecutionOutcome.STALLED.sqlCondition() + " RETURNING id, run",
-                now, cutoff, limit);
+                + ExecutionOutcome.STALLED.sqlCondition() + " RETURNING id, run";
+        return jdbc.query(TABLE, "query", sql, TaskJobId.ROW, now, cutoff, limit);
     }
 
     /**
@@ -581,7 +576,7 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
      * @return true when written; false when the lease had moved on already (the execution finds out at its next write)
      */
     public boolean recordSpan(Lease lease, String traceSpan) {
-        return update("UPDATE background_task SET trace_span = ?" + LEASE, -1, "span record",
+        return jdbc.update(TABLE, "span record", "UPDATE background_task SET trace_span = ?" + LEASE,
                 Fencing.withLease(lease, traceSpan)) == 1;
     }
 
@@ -592,68 +587,59 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
      * @return the outcome, or empty while the entry is open or when there is none
      */
     public Optional<String> executionOutcome(UUID executionId) {
-        return LedgerException.of("query", () -> Jdbc.query(dataSource,
-                "SELECT outcome FROM task_execution WHERE execution_id = ? AND outcome IS NOT NULL",
-                rs -> rs.getString(1), executionId)).stream().findFirst();
+        return jdbc.query(HISTORY, "query", "SELECT outcome FROM task_execution WHERE execution_id = ? AND outcome IS NOT NULL",
+                rs -> rs.getString(1), executionId).stream().findFirst();
     }
 
     /** R20: locks up to {@code limit} WAITING, dispatched rows not written since {@code cutoff}. */
     public List<TaskJobId> lockDispatchedWaiting(Instant cutoff, int limit) {
-        return queryJobIds("SELECT id, run FROM background_task WHERE status = 'WAITING' AND dispatched_at IS NOT NULL"
-                + " AND updated_at < ? ORDER BY updated_at LIMIT ? FOR UPDATE SKIP LOCKED", cutoff, limit);
+        return jdbc.query(TABLE, "query", "SELECT id, run FROM background_task WHERE status = 'WAITING'"
+                + " AND dispatched_at IS NOT NULL AND updated_at < ? ORDER BY updated_at LIMIT ? FOR UPDATE SKIP LOCKED",
+                TaskJobId.ROW, cutoff, limit);
     }
 
     /** R20: the queue failed this run for good; the ledger records it with a fixed message. */
     public boolean failFromQueue(TaskJobId job, String lastError, Instant now) {
-        return update("UPDATE background_task SET status = 'FAILED', last_error = ?, updated_at = ? WHERE id = ?"
-                + " AND run = ? AND status = 'WAITING'", -1, "fail from queue",
-                lastError, now, job.taskId(), job.run()) == 1;
+        return jdbc.update(TABLE, "fail from queue", "UPDATE background_task SET status = 'FAILED', last_error = ?,"
+                + " updated_at = ? WHERE id = ? AND run = ? AND status = 'WAITING'", lastError, now, job.taskId(), job.run())
+                == 1;
+    }
+
+    /**
+     * R29 ledger retention: deletes up to {@code limit} finished rows (COMPLETED, FAILED, CANCELLED) last written
+     * before {@code cutoff}, oldest first, in the caller's transaction. Never a CANCELLED run whose queue record may
+     * still exist ({@code dispatched_at} set: R23 reconciliation has not cleared it yet). Rows another instance's
+     * batch holds are skipped. The kinds' rows that name a task go with it or lose the link (migration V5).
+     *
+     * @param limit rows to delete at most, at least 1 (written into the statement as a literal)
+     * @return rows deleted
+     */
+    @Transactional(TxType.MANDATORY)
+    public int deleteFinished(Instant cutoff, int limit) {
+        // The batch size is a literal (an int from the configuration): with LIMIT ? a server-side
+        // prepared statement's generic plan guesses a third of the ledger and turns into a sequential
+        // scan of it (seen in P5 on 10 000 000 rows); with the literal every plan is index scans.
+        return jdbc.update(TABLE, "retention", "DELETE FROM background_task WHERE id IN (SELECT id FROM"
+                + " background_task WHERE status IN ('COMPLETED', 'FAILED', 'CANCELLED') AND updated_at < ?"
+                + " AND NOT (status = 'CANCELLED' AND dispatched_at IS NOT NULL)"
+                + " ORDER BY updated_at LIMIT " + limit + " FOR UPDATE SKIP LOCKED)", cutoff);
     }
 
     // ---- plumbing ----
 
     private void leaseChecked(Lease lease, String what, String sql, Object... head) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            Jdbc.bind(ps, 1, head);
-            Fencing.bind(ps, head.length + 1, lease);
-            Fencing.checkLease(lease, what, ps.executeUpdate());
-        } catch (SQLException e) {
-            throw new LedgerException(what, e);
-        }
+        Fencing.checkLease(lease, what, jdbc.update(TABLE, what, sql, Fencing.withLease(lease, head)));
     }
 
-    /** Executes a statement; {@code expected >= 0} demands that exact count, -1 accepts 0 or 1+. */
-    private int update(String sql, int expected, String what, Object... args) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            Jdbc.bind(ps, 1, args);
-            int n = ps.executeUpdate();
-            if (expected >= 0 && n != expected) {
-                throw new IllegalStateException(what + " matched " + n + " rows, expected " + expected);
-            }
-            return n;
-        } catch (SQLException e) {
-            throw new LedgerException(what, e);
-        }
-    }
-
-    private int count(String sql, String what, Object... args) {
-        return LedgerException.of(what, () -> Jdbc.queryInt(dataSource, sql, args));
-    }
-
-    private Optional<BackgroundTask> queryOne(String sql, Object... args) {
-        List<BackgroundTask> rows = query(sql, args);
+    /**
+     * @return the one row of a statement that matches at most one (by primary key), or empty
+     * @throws IllegalStateException when it returned more (a bug)
+     */
+    private static <T> Optional<T> atMostOne(List<T> rows) {
         if (rows.size() > 1) {
             throw new IllegalStateException("expected at most one row, got " + rows.size());
         }
         return rows.stream().findFirst();
-    }
-
-    private List<BackgroundTask> query(String sql, Object... args) {
-        return LedgerException.of("query", () -> Jdbc.query(dataSource, sql, TaskRows.ROW, args));
-    }
-
-    private List<TaskJobId> queryJobIds(String sql, Object... args) {
-        return LedgerException.of("query", () -> Jdbc.query(dataSource, sql, TaskJobId.ROW, args));
     }
 
     /** A claimed row and the lease of the execution that claimed it (R7). */

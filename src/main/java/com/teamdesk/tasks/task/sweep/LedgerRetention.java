@@ -1,6 +1,6 @@
 package com.teamdesk.tasks.task.sweep;
 
-import com.teamdesk.tasks.platform.Jdbc;
+import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
 import com.teamdesk.tasks.task.ledger.LedgerException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -24,7 +24,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 public class LedgerRetention {
 
     @Inject
-    Jdbc jdbc;
+    JdbcTaskLedger ledger;
 
     @Inject
     @ConfigProperty(name = "teamdesk.retention.max-age-days", defaultValue = "90")
@@ -55,19 +55,14 @@ public class LedgerRetention {
     }
 
     /**
-     * Deletes up to {@link #batchSize()} finished rows last written before {@link #cutoff}, oldest first.
+     * Deletes up to {@link #batchSize()} finished rows last written before {@link #cutoff}, oldest first: the
+     * ledger's transition {@link JdbcTaskLedger#deleteFinished}.
      *
      * @return rows deleted
      * @throws LedgerException the database failed (the caller's transaction rolls back)
      */
     @Transactional(TxType.MANDATORY)
     public int deleteBatch(Instant now) {
-        // The batch size is a literal (an int from the configuration): with LIMIT ? a server-side
-        // prepared statement's generic plan guesses a third of the ledger and turns into a sequential
-        // scan of it (seen in P5 on 10 000 000 rows); with the literal every plan is index scans.
-        return jdbc.update(LedgerException.TABLE, "retention", "DELETE FROM background_task WHERE id IN (SELECT id FROM"
-                + " background_task WHERE status IN ('COMPLETED', 'FAILED', 'CANCELLED') AND updated_at < ?"
-                + " AND NOT (status = 'CANCELLED' AND dispatched_at IS NOT NULL)"
-                + " ORDER BY updated_at LIMIT " + batchSize() + " FOR UPDATE SKIP LOCKED)", cutoff(now));
+        return ledger.deleteFinished(cutoff(now), batchSize());
     }
 }

@@ -1,6 +1,7 @@
 package com.teamdesk.tasks.task.ledger;
 
 import com.teamdesk.tasks.common.Jsons;
+import com.teamdesk.tasks.platform.Jdbc;
 import com.teamdesk.tasks.task.export.ExportResultStore;
 import com.teamdesk.tasks.task.spi.BackgroundTask;
 import com.teamdesk.tasks.task.spi.Lease;
@@ -90,8 +91,8 @@ class JdbcTaskLedgerTest {
 
     @BeforeEach
     void emptyLedger() throws SQLException {
-        ledger.dataSource = sessions;
-        store = new ExportResultStore(sessions, ledger);
+        ledger.jdbc = new Jdbc(sessions);
+        store = new ExportResultStore(new Jdbc(sessions), ledger);
         exec("DELETE FROM background_task");
     }
 
@@ -195,7 +196,7 @@ class JdbcTaskLedgerTest {
                 + " INSERT INTO claim_commit_seen VALUES (NEW.id, current_setting('synchronous_commit')); RETURN NEW; END $$");
         exec("CREATE TRIGGER claim_commit_seen AFTER UPDATE ON background_task FOR EACH ROW EXECUTE FUNCTION claim_commit_seen()");
         try (Connection c = sessions.getConnection()) {
-            ledger.dataSource = oneConnection(c);
+            ledger.jdbc = new Jdbc(oneConnection(c));
             JdbcTaskLedger.Claim single = ledger.claim(a, 0, 0, T0.plusSeconds(1)).orElseThrow();
             assertEquals("on", setting(c), "the claim's setting ended with its transaction");
             List<Optional<JdbcTaskLedger.Claim>> combined = ledger.claimAll(List.of(
@@ -206,7 +207,7 @@ class JdbcTaskLedgerTest {
             assertNotEquals(single.lease(), combined.get(0).orElseThrow().lease(), "the combined claim took over");
         } finally {
             exec("DROP TRIGGER IF EXISTS claim_commit_seen ON background_task");
-            ledger.dataSource = sessions;
+            ledger.jdbc = new Jdbc(sessions);
         }
         List<String> seen = new ArrayList<>();
         try (Connection c = sessions.getConnection(); Statement st = c.createStatement();
@@ -292,7 +293,7 @@ class JdbcTaskLedgerTest {
         try (Connection tx = sessions.getConnection()) {
             tx.setAutoCommit(false);
             JdbcTaskLedger inTx = new JdbcTaskLedger();
-            inTx.dataSource = oneConnection(tx);
+            inTx.jdbc = new Jdbc(oneConnection(tx));
             completeReminder(inTx, lease, T0.plusSeconds(1)); // not committed yet: holds the row
             var combined = java.util.concurrent.CompletableFuture.supplyAsync(() -> ledger.claimAll(List.of(
                     new JdbcTaskLedger.ClaimRequest(free, 0, 0, "w", T0.plusSeconds(2)),
@@ -359,8 +360,8 @@ class JdbcTaskLedgerTest {
         Lease lease = ledger.claim(insert(T0, T0), 0, 0, T0).orElseThrow().lease();
         Lease failing = ledger.claim(insert(T0, T0), 0, 0, T0).orElseThrow().lease();
         List<String> sent = new ArrayList<>();
-        ledger.dataSource = recording(sent);
-        store = new ExportResultStore(ledger.dataSource, ledger);
+        ledger.jdbc = new Jdbc(recording(sent));
+        store = new ExportResultStore(ledger.jdbc, ledger);
         byte[] line = "a\n".getBytes(StandardCharsets.UTF_8);
         ledger.writeProgress(lease, 10, T0.plusSeconds(1));
         store.writeResultChunk(lease, 0, in(line), line.length, T0.plusSeconds(1));
@@ -497,7 +498,7 @@ class JdbcTaskLedgerTest {
         try (Connection tx = sessions.getConnection()) {
             tx.setAutoCommit(false);
             JdbcTaskLedger first = new JdbcTaskLedger();
-            first.dataSource = oneConnection(tx);
+            first.jdbc = new Jdbc(oneConnection(tx));
             assertEquals(List.of(TaskJobId.of(early, 0)), jobs(first.lockDueForDispatch(T0, 1, null)), "oldest runAt first");
 
             assertEquals(List.of(TaskJobId.of(later, 0)), jobs(ledger.lockDueForDispatch(T0, 10, null)),

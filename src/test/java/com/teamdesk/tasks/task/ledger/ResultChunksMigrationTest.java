@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.task.ledger;
 
+import com.teamdesk.tasks.platform.Jdbc;
 import com.teamdesk.tasks.task.export.ExportResultStore;
 import com.teamdesk.tasks.task.spi.BackgroundTask;
 import com.teamdesk.tasks.testing.MigrationSchema;
@@ -52,12 +53,12 @@ class ResultChunksMigrationTest {
         migration.migrate(null);
 
         JdbcTaskLedger ledger = new JdbcTaskLedger();
-        ledger.dataSource = db;
+        ledger.jdbc = new Jdbc(db);
         BackgroundTask row = ledger.find(done).orElseThrow();
         assertEquals(csv.length, row.resultBytes());
         assertEquals(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(csv)), row.resultDigest());
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ExportResultStore store = new ExportResultStore(db, ledger);
+        ExportResultStore store = new ExportResultStore(new Jdbc(db), ledger);
         store.writeResult(store.storedResult(done).orElseThrow(), out);
         assertArrayEquals(csv, out.toByteArray());
         assertEquals(3, count("SELECT count(*) FROM task_result_chunk WHERE task_id = ?", done));
