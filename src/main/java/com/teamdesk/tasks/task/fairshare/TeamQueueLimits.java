@@ -34,6 +34,10 @@ import java.util.logging.Logger;
  * Redis that lost its data has them back within a tick. A task waiting at its team's cap is not claimed, so it uses
  * no attempt and stays WAITING. SQL errors throw {@link com.teamdesk.tasks.platform.TableAccessException} naming
  * the table ({@link LedgerException} for the ledger's).
+ *
+ * <p>Why one class of about 360 lines: the operator's caps and rate limits live in two tables and in the queue at
+ * once; reading, writing and re-applying them to the queue in one class keeps the order that makes a Redis restart
+ * lose none (row first, then the queue, and {@link #applyAll()} from the rows).
  */
 @ApplicationScoped
 public class TeamQueueLimits {

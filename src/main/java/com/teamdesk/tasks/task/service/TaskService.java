@@ -53,6 +53,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  *
  * <p>Visibility: OWNER and STAFF see every task of the team; a CUSTOMER sees only tasks they own.
  * A task the caller may not see answers 404. Retry and cancel are {@code TaskRuns}.
+ *
+ * <p>Why one class of about 350 lines: create and the reads share the caller's visibility rule (404 for a task the
+ * caller may not see) and the Idempotency-Key replay; retry and cancel, which change a run, are {@code TaskRuns}.
  */
 @ApplicationScoped
 public class TaskService {
