@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.teamdesk.tasks.it.support.Poll;
-import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.platform.EnlistmentGuard;
 import com.teamdesk.tasks.platform.TxSite;
 import com.teamdesk.tasks.task.TaskTimers;
@@ -41,9 +40,8 @@ class ProductionTimersIT {
 
     @Deployment
     static WebArchive deployment() {
-        return TestDeployments.app(Map.of("teamdesk.worker.enabled", "false", "teamdesk.timers.enabled", "true",
-                "teamdesk.dispatch.batch-size", String.valueOf(BATCH)),
-                ProductionTimersIT.class, EngineFixtures.class, GatedPausePoints.class, RecordingJob.class);
+        return EngineCase.deploymentWithoutWorker(Map.of("teamdesk.timers.enabled", "true",
+                "teamdesk.dispatch.batch-size", String.valueOf(BATCH)), ProductionTimersIT.class);
     }
 
     @Inject

@@ -11,9 +11,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.teamdesk.tasks.it.TestClock;
 import com.teamdesk.tasks.it.support.Api;
 import com.teamdesk.tasks.it.support.Api.Reply;
-import com.teamdesk.tasks.it.support.Sweeps;
-import com.teamdesk.tasks.it.support.Poll;
-import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.it.support.Tokens;
 import com.teamdesk.tasks.queue.JobRecord;
 import com.teamdesk.tasks.queue.JobState;
@@ -21,11 +18,9 @@ import com.teamdesk.tasks.queue.Queue;
 import com.teamdesk.tasks.task.BackgroundTask;
 import com.teamdesk.tasks.task.ExecutionOutcome;
 import com.teamdesk.tasks.task.TaskExecution;
-import com.teamdesk.tasks.task.JdbcTaskLedger;
 import com.teamdesk.tasks.task.PausePoint;
 import com.teamdesk.tasks.task.TaskJobId;
 import com.teamdesk.tasks.task.TaskRuns;
-import com.teamdesk.tasks.task.TaskService;
 import com.teamdesk.tasks.task.TaskStatus;
 import com.teamdesk.tasks.task.reminder.TicketReminderCancellation;
 import jakarta.inject.Inject;
@@ -43,7 +38,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.arquillian.test.api.ArquillianResource;
@@ -70,33 +64,20 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * ({@code dispatchNow}) so no other class's rows are handed to this worker.
  */
 @ExtendWith(ArquillianExtension.class)
-class TaskLifecycleIT {
+class TaskLifecycleIT extends EngineCase {
 
     private static final Duration EXPORT_TIMEOUT = Duration.ofSeconds(60);
 
     @Deployment
     static WebArchive deployment() {
-        return TestDeployments.app(Map.of("teamdesk.timers.enabled", "false", "teamdesk.task.backoff-ms", "30",
-                "teamdesk.worker.concurrency", "1", "teamdesk.export.batch-size", "10",
+        return deployment(Map.of("teamdesk.task.backoff-ms", "30", "teamdesk.worker.concurrency", "1",
+                "teamdesk.export.batch-size", "10",
                 "teamdesk.task.export.timeout-ms", String.valueOf(EXPORT_TIMEOUT.toMillis())),
-                TaskLifecycleIT.class, EngineFixtures.class, GatedPausePoints.class, RecordingJob.class, TestClock.class);
+                TaskLifecycleIT.class, TestClock.class);
     }
-
-    private static final long WAIT_S = GatedPausePoints.MAX_WAIT_S;
-
-    @Inject
-    EngineFixtures fx;
-    @Inject
-    GatedPausePoints gates;
-    @Inject
-    TaskService tasks;
 
     @Inject
     TaskRuns runs;
-    @Inject
-    JdbcTaskLedger ledger;
-    @Inject
-    Sweeps sweeps;
     @Inject
     Queue queue;
     @Inject
@@ -118,7 +99,7 @@ class TaskLifecycleIT {
 
     @AfterEach
     void cleanUp() throws InterruptedException {
-        gates.reset(ANY_TASK);
+        resetGates();
         TestClock.reset();
         client.shutdownNow();
         client.awaitTermination(WAIT_S, TimeUnit.SECONDS);
@@ -418,10 +399,6 @@ class TaskLifecycleIT {
         return fx.count("SELECT count(*) FROM system_event WHERE task_id = ? AND kind = ?", task, kind);
     }
 
-    private BackgroundTask row(UUID task) {
-        return ledger.find(task).orElseThrow();
-    }
-
     /** The assignee's single notification, one event, version +1, COMPLETED 100 with no lease. */
     private void assertSingleReminder(UUID task, int attempts) {
         assertEquals(1, notifications(task), "one notification to the assignee");
@@ -434,18 +411,9 @@ class TaskLifecycleIT {
         assertEquals(attempts, t.attempts());
     }
 
-    private void awaitStatus(UUID task, TaskStatus status) throws InterruptedException {
-        await(() -> row(task).status() == status, "task " + task + " never became " + status + " (is " + row(task) + ")");
-    }
-
     private JobRecord awaitJob(String jobId, JobState state) throws InterruptedException {
         await(() -> queue.getJob(jobId).map(j -> j.state() == state).orElse(false), "job " + jobId + " never " + state);
         Optional<JobRecord> j = queue.getJob(jobId);
         return j.orElseThrow();
-    }
-
-    /** Bounded poll for a sync point (detects one that never comes; orders nothing). */
-    private static void await(BooleanSupplier condition, String message) throws InterruptedException {
-        Poll.until(condition, Duration.ofSeconds(WAIT_S * 2), message);
     }
 }

@@ -6,24 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.teamdesk.tasks.it.support.Api;
 import com.teamdesk.tasks.it.support.Poll;
-import com.teamdesk.tasks.it.support.Sweeps;
 import com.teamdesk.tasks.it.support.TaskRequests;
-import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.it.support.Tokens;
-import com.teamdesk.tasks.task.JdbcTaskLedger;
-import com.teamdesk.tasks.task.NewTaskRequest;
 import com.teamdesk.tasks.task.PausePoint;
-import com.teamdesk.tasks.task.TaskService;
 import com.teamdesk.tasks.task.TaskStatus;
 import com.teamdesk.tasks.task.UrgentWork;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import java.net.URL;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -48,32 +40,25 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * it needs exports to move on (FairShareIT) keeps the default.
  */
 @ExtendWith(ArquillianExtension.class)
-class UrgentYieldIT {
+class UrgentYieldIT extends EngineCase {
 
     @Deployment
     static WebArchive deployment() {
-        return TestDeployments.app(Map.of("teamdesk.timers.enabled", "false", "teamdesk.worker.reserved-slots", "1",
-                        "teamdesk.worker.background-yield-ms", "120000", "teamdesk.worker.urgent-handover-ms", "120000"),
-                UrgentYieldIT.class, EngineFixtures.class, GatedPausePoints.class, RecordingJob.class);
+        return deployment(Map.of("teamdesk.worker.reserved-slots", "1", "teamdesk.worker.background-yield-ms", "120000",
+                "teamdesk.worker.urgent-handover-ms", "120000"), UrgentYieldIT.class);
     }
 
-    @Inject
-    EngineFixtures fx;
-    @Inject
-    GatedPausePoints gates;
-    @Inject
-    TaskService tasks;
-    @Inject
-    JdbcTaskLedger ledger;
-    @Inject
-    Sweeps sweeps;
     @Inject
     UrgentWork urgent;
     @ArquillianResource
     URL url;
 
-    private final List<UUID> created = new ArrayList<>();
     private ExecutorService client;
+
+    @Override
+    protected boolean tracksRunToCompletion() {
+        return true;
+    }
 
     @BeforeEach
     void startClient() {
@@ -81,14 +66,10 @@ class UrgentYieldIT {
     }
 
     @AfterEach
-    void releaseEverything() throws InterruptedException {
-        created.forEach(gates::reset);
+    void stopClient() throws InterruptedException {
+        resetGates();
         client.shutdownNow();
         client.awaitTermination(GatedPausePoints.MAX_WAIT_S, TimeUnit.SECONDS);
-        for (UUID t : created) {
-            Poll.until(() -> ledger.find(t).orElseThrow().status() == TaskStatus.COMPLETED,
-                    Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S * 2), "task " + t + " never COMPLETED");
-        }
     }
 
     /**
@@ -116,7 +97,7 @@ class UrgentYieldIT {
         assertEquals(TaskStatus.RUNNING, ledger.find(export).orElseThrow().status());
 
         inBody.release();
-        for (UUID t : created) {
+        for (UUID t : tracked()) {
             Poll.until(() -> ledger.find(t).orElseThrow().status() == TaskStatus.COMPLETED,
                     Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S), "task " + t + " completes");
         }
@@ -148,7 +129,7 @@ class UrgentYieldIT {
         inBody.release();
         Api.Reply reply = post.get(GatedPausePoints.MAX_WAIT_S, TimeUnit.SECONDS);
         assertEquals(202, reply.status(), reply.toString());
-        created.add(UUID.fromString(reply.json().getString("id")));
+        track(UUID.fromString(reply.json().getString("id")));
         assertEquals(tasksBefore + 1, fx.count("SELECT count(*) FROM background_task WHERE team_id = ?", a.id()));
         assertEquals(0, urgent.waiting());
     }
@@ -168,7 +149,7 @@ class UrgentYieldIT {
                         + "\"recipients\":\"TEAM_STAFF\"}");
         assertEquals(202, reply.status(), reply.toString());
         UUID reminder = UUID.fromString(reply.json().getString("id"));
-        created.add(reminder);
+        track(reminder);
         Poll.until(() -> ledger.find(reminder).orElseThrow().status() == TaskStatus.COMPLETED,
                 Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S), "the reminder completes");
         Poll.until(() -> urgent.openWindows() == 0, Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S),
@@ -186,26 +167,11 @@ class UrgentYieldIT {
         String runAt = OffsetDateTime.now(ZoneOffset.UTC).plusHours(1).toString();
         UUID reminder = tasks.create(team.staff(), team.id(),
                 TaskRequests.reminder(ticket.toString(), "Please look at this", "TEAM_STAFF", runAt)).id();
-        created.add(reminder);
+        track(reminder);
         GatedPausePoints.Gate inBody = gates.gate(PausePoint.REMINDER_AFTER_LEASE_READ, reminder, 1);
         dispatch(reminder);
         inBody.awaitArrival();
         assertEquals(1, urgent.openWindows(), "the reminder's execution holds one urgent window");
         return inBody;
-    }
-
-    /** A team export scheduled an hour ahead (so that creating it dispatches nothing). */
-    private UUID scheduledExport(EngineFixtures.TestTeam team) {
-        String runAt = OffsetDateTime.now(ZoneOffset.UTC).plusHours(1).toString();
-        UUID id = tasks.create(team.staff(), team.id(), new NewTaskRequest(Json.createObjectBuilder()
-                .add("kind", "EXPORT").add("scope", "TEAM").add("runAt", runAt).build())).id();
-        created.add(id);
-        return id;
-    }
-
-    /** Makes the task due and hands it to the queue, as the dispatch sweep does for one row. */
-    private void dispatch(UUID task) {
-        fx.exec("UPDATE background_task SET run_at = now() - interval '1 second' WHERE id = ?", task);
-        sweeps.dispatchNow(task);
     }
 }

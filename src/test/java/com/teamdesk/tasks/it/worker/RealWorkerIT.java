@@ -15,12 +15,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.teamdesk.tasks.it.engine.EngineCase;
 import com.teamdesk.tasks.it.engine.EngineFixtures;
 import com.teamdesk.tasks.it.engine.GatedPausePoints;
 import com.teamdesk.tasks.it.engine.GatedPausePoints.Gate;
-import com.teamdesk.tasks.it.engine.RecordingJob;
 import com.teamdesk.tasks.it.support.Sweeps;
-import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.it.worker.WorkerEvents.Event;
 import com.teamdesk.tasks.it.worker.WorkerEvents.Kind;
 import com.teamdesk.tasks.queue.JobRecord;
@@ -93,11 +92,9 @@ class RealWorkerIT {
 
     @Deployment
     static WebArchive deployment() {
-        return TestDeployments.app(Map.of("teamdesk.worker.enabled", "false", "teamdesk.timers.enabled", "false",
-                "teamdesk.task.backoff-ms", "30"),
+        return EngineCase.deploymentWithoutWorker(Map.of("teamdesk.task.backoff-ms", "30"),
                 RealWorkerIT.class, WorkerRig.class, TestWorkers.class, WorkerEvents.class, LateFailedListener.class,
-                LedgerWritingFailedListener.class, LogCapture.class,
-                EngineFixtures.class, GatedPausePoints.class, RecordingJob.class);
+                LedgerWritingFailedListener.class, LogCapture.class);
     }
 
     /** The sweeps look at every row; a generous limit so that other rows never crowd this test's row out. */
