@@ -93,6 +93,17 @@ start() {
     export TEAMDESK_REDIS_PREFIX
     [ -n "$TEAMDESK_REDIS_PREFIX" ] || die "TEAMDESK_REDIS_PREFIX is not set (the server must not share the default prefix)"
     [ -n "${TEAMDESK_DB_URL:-}" ] || die "TEAMDESK_DB_URL is not set"
+    # The server stays up while the ITs run on the same database, so two settings differ from ./teamdesk up:
+    # its connections are named, so that DatabaseOutageIT, which kills the backends of its own server, leaves
+    # them alone; and its timers are off, so that its sweeps never take the rows other classes' servers are to
+    # move (ProductionTimersIT counts the rows one transaction of its own dispatch sweep marks). A task created
+    # through its API is dispatched by its INSERT, which is all the contract and client ITs need.
+    case "$TEAMDESK_DB_URL" in
+        *ApplicationName=*) ;;
+        *\?*) TEAMDESK_DB_URL="$TEAMDESK_DB_URL&ApplicationName=teamdesk-contract-server" ;;
+        *) TEAMDESK_DB_URL="$TEAMDESK_DB_URL?ApplicationName=teamdesk-contract-server" ;;
+    esac
+    export TEAMDESK_DB_URL TEAMDESK_TIMERS_ENABLED=false
     if pid=$(running_pid); then
         die "a contract server from an earlier run is still up (pid $pid): scripts/contract-server.sh stop"
     fi

@@ -6,11 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.teamdesk.tasks.it.export.ClientQueue;
-import com.teamdesk.tasks.it.support.Api;
+import com.teamdesk.tasks.it.lifecycle.SharedServer;
 import com.teamdesk.tasks.it.support.Api.Reply;
-import com.teamdesk.tasks.it.support.TestData;
-import com.teamdesk.tasks.it.support.TestData.TestTeam;
-import com.teamdesk.tasks.it.support.TestDeployments;
+import com.teamdesk.tasks.it.support.ApiCase;
 import com.teamdesk.tasks.it.support.Tokens;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
@@ -25,24 +23,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import org.jboss.arquillian.container.test.api.Deployment;
-import org.jboss.arquillian.container.test.api.RunAsClient;
-import org.jboss.arquillian.junit5.ArquillianExtension;
-import org.jboss.arquillian.test.api.ArquillianResource;
-import org.jboss.shrinkwrap.api.spec.WebArchive;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The REST contract (API.md) from a client's side, against the real server, PostgreSQL, Redis
  * and worker: tickets, task creation and download, member views, and what the API answers to
  * input a client can get wrong (always a 4xx problem+json with a code, never a 500, nothing
- * created). Every test makes its own team.
+ * created). Every test makes its own team. The server, worker on and timers off, is shared with
+ * ScheduleApiIT ({@link SharedServer#API_AND_WORKER}).
  */
-@ExtendWith(ArquillianExtension.class)
-@RunAsClient
-class ApiIT {
+class ApiIT extends ApiCase {
+    @RegisterExtension
+    static final SharedServer SERVER = SharedServer.of(SharedServer.API_AND_WORKER);
+
     /**
      * Keys of a task body (API.md "Task body", plus runAt and the cancel fields of issue 13, the waitingReason and waitingUntil of
      * issue 30 and the scheduleId and slotAt of issue 31); never executionId, never the CSV.
@@ -53,25 +47,9 @@ class ApiIT {
             "links");
     private static final Duration TASK_TIMEOUT = Duration.ofSeconds(60);
 
-    /** This deployment's Redis prefix, to read its queue jobs. */
-    private static final String PREFIX = "it-api-" + UUID.randomUUID().toString().substring(0, 8);
-
-    @Deployment(testable = false)
-    static WebArchive deployment() {
-        return TestDeployments.app(Map.of("teamdesk.redis.prefix", PREFIX));
-    }
-
-    @ArquillianResource
-    URL url;
-
-    final TestData data = TestData.fromEnvironment();
-    Api api;
-    TestTeam t;
-
-    @BeforeEach
-    void setUp() {
-        api = Api.at(url);
-        t = data.newTeam();
+    @Override
+    protected URL root() {
+        return SERVER.url();
     }
 
     @Test
@@ -313,7 +291,7 @@ class ApiIT {
         awaitStatus(task, owner, "COMPLETED");
         assertEquals(0L, data.count("SELECT count(*) FROM background_task WHERE id = ?::uuid"
                 + " AND (trace_parent IS NOT NULL OR trace_span IS NOT NULL)", task), "no trace stored with the task");
-        try (ClientQueue queue = new ClientQueue(PREFIX)) {
+        try (ClientQueue queue = new ClientQueue(SERVER.redisPrefix())) {
             String payload = queue.queue().getJob(task + "-0").orElseThrow().data();
             JsonObject job = jakarta.json.Json.createReader(new java.io.StringReader(payload)).readObject();
             assertEquals(task, job.getString("taskId"));

@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.teamdesk.tasks.it.lifecycle.SharedServer;
 import com.teamdesk.tasks.it.support.Api;
 import com.teamdesk.tasks.it.support.Api.Reply;
 import com.teamdesk.tasks.it.support.TestData;
 import com.teamdesk.tasks.it.support.TestData.TestTeam;
-import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.it.support.Tokens;
 import jakarta.json.Json;
 import java.net.URL;
@@ -19,14 +19,9 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.function.Function;
 import java.util.stream.Stream;
-import org.jboss.arquillian.container.test.api.Deployment;
-import org.jboss.arquillian.container.test.api.RunAsClient;
-import org.jboss.arquillian.junit5.ArquillianExtension;
-import org.jboss.arquillian.test.api.ArquillianResource;
-import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Every endpoint × every kind of caller → the status and problem code API.md promises. A
@@ -36,13 +31,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * an untrusted key: 401; a valid token without the {@code member} group: 403. The operator API answers 403 to
  * every member, whatever their role, and its schedule rows (issue 31) are asked of an operator too.
  *
- * <p>Worker and timers are off in this deployment, so every task stays exactly as the fixture
+ * <p>Worker and timers are off on its server, so every task stays exactly as the fixture
  * wrote it. Each row names its endpoint, caller and expectation; rows that change a ticket or a
  * schedule get a fresh one.
  */
-@ExtendWith(ArquillianExtension.class)
-@RunAsClient
 class AuthorizationMatrixIT {
+    @RegisterExtension
+    static final SharedServer SERVER = SharedServer.apiOnly();
 
     /** Who calls. */
     enum Caller {
@@ -67,13 +62,7 @@ class AuthorizationMatrixIT {
     record Endpoint(String name, Function<String, Reply> call, Map<Caller, Expect> expected) {
     }
 
-    @Deployment(testable = false)
-    static WebArchive deployment() {
-        return TestDeployments.app(Map.of("teamdesk.worker.enabled", "false", "teamdesk.timers.enabled", "false"));
-    }
-
-    @ArquillianResource
-    URL url;
+    final URL url = SERVER.url();
 
     final TestData data = TestData.fromEnvironment();
 

@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.teamdesk.tasks.it.lifecycle.SharedServer;
 import com.teamdesk.tasks.it.support.Api;
 import com.teamdesk.tasks.it.support.TestData;
 import com.teamdesk.tasks.it.support.TestData.TestTeam;
-import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.it.support.Tokens;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
@@ -28,13 +28,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
-import org.jboss.arquillian.container.test.api.Deployment;
-import org.jboss.arquillian.container.test.api.RunAsClient;
-import org.jboss.arquillian.junit5.ArquillianExtension;
-import org.jboss.arquillian.test.api.ArquillianResource;
-import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Requests the HTTP engine (Grizzly, under Payara's Catalina) handles before or around the application
@@ -53,21 +48,16 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * </ul>
  * Worker and timers are off, so only the requests themselves could change a row.
  */
-@ExtendWith(ArquillianExtension.class)
-@RunAsClient
 class ContainerEdgeIT {
+    @RegisterExtension
+    static final SharedServer SERVER = SharedServer.apiOnly();
+
     /** Longest a complete answer may take here; Grizzly's idle timeout, which ended the CONNECT hang, is 30 s. */
     private static final int READ_LIMIT_MS = 5_000;
     /** Asks for the connection to end after the answer, so that reading to the end is reading the answer. */
     private static final String CLOSE = "Connection: close";
 
-    @Deployment(testable = false)
-    static WebArchive deployment() {
-        return TestDeployments.app(Map.of("teamdesk.worker.enabled", "false", "teamdesk.timers.enabled", "false"));
-    }
-
-    @ArquillianResource
-    URL url;
+    final URL url = SERVER.url();
 
     final TestData data = TestData.fromEnvironment();
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.teamdesk.tasks.it.lifecycle.SharedServer;
 import com.teamdesk.tasks.it.support.Api;
 import com.teamdesk.tasks.it.support.Api.Reply;
 import com.teamdesk.tasks.it.support.TestData;
@@ -33,8 +34,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * "Pool healing".
  *
  * <p>This class's own Payara process is the only client of the test database while it runs (the IT
- * classes run one after another), so killing every other backend of the database kills exactly the
- * deployed server's connections (pool and live listener).
+ * classes run one after another) but for the servers that stay up for the whole run and name themselves
+ * ({@code application_name}): the contract server ({@code scripts/contract-server.sh}) and the shared servers of
+ * the black-box classes ({@link SharedServer}), whose next classes would meet the dead connections. So killing
+ * every other backend of the database but theirs kills exactly the deployed server's connections (pool and
+ * live listener).
  */
 @ExtendWith(ArquillianExtension.class)
 @RunAsClient
@@ -44,6 +48,8 @@ class DatabaseOutageIT {
     private static final int HEALED_STREAK = 20;
     /** Most requests sent after the kill: a server that never heals fails the test, it does not hang it. */
     private static final int MAX_REQUESTS = 300;
+    /** The {@code application_name} of the contract server's connections (scripts/contract-server.sh). */
+    private static final String CONTRACT_SERVER = "teamdesk-contract-server";
 
     @Deployment(testable = false)
     static WebArchive deployment() {
@@ -70,7 +76,9 @@ class DatabaseOutageIT {
         api.awaitStatus(first.json().getString("id"), owner, "COMPLETED", TASK_TIMEOUT);
 
         long killed = data.count("SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity"
-                + " WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'");
+                + " WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
+                + " AND application_name NOT LIKE ? AND application_name <> ?", SharedServer.APPLICATION_NAME + "-%",
+                CONTRACT_SERVER);
         assertTrue(killed > 0, "the server's connections were terminated");
 
         List<String> seen = new ArrayList<>();

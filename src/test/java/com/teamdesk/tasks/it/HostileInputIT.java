@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import com.teamdesk.tasks.it.lifecycle.SharedServer;
 import com.teamdesk.tasks.it.support.Api;
 import com.teamdesk.tasks.it.support.RawHttp;
 import com.teamdesk.tasks.it.support.TestData;
 import com.teamdesk.tasks.it.support.TestData.TestTeam;
-import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.it.support.Tokens;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
@@ -36,13 +36,8 @@ import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
 import java.util.function.Supplier;
-import org.jboss.arquillian.container.test.api.Deployment;
-import org.jboss.arquillian.container.test.api.RunAsClient;
-import org.jboss.arquillian.junit5.ArquillianExtension;
-import org.jboss.arquillian.test.api.ArquillianResource;
-import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Generated hostile input over every endpoint (issue 11): at least {@value #REQUESTS} requests
@@ -57,20 +52,15 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * <p>The randomness is seeded: the seed is printed, and {@code -Dhostile.seed=<n>} replays a run.
  * Worker and timers are off, so only the requests themselves can change a row.
  */
-@ExtendWith(ArquillianExtension.class)
-@RunAsClient
 class HostileInputIT {
+    @RegisterExtension
+    static final SharedServer SERVER = SharedServer.apiOnly();
+
     static final int REQUESTS = 2400;
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10))
             .followRedirects(HttpClient.Redirect.NEVER).build();
 
-    @Deployment(testable = false)
-    static WebArchive deployment() {
-        return TestDeployments.app(Map.of("teamdesk.worker.enabled", "false", "teamdesk.timers.enabled", "false"));
-    }
-
-    @ArquillianResource
-    URL url;
+    final URL url = SERVER.url();
 
     final TestData data = TestData.fromEnvironment();
 

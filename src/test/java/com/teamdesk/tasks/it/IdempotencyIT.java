@@ -3,11 +3,11 @@ package com.teamdesk.tasks.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.teamdesk.tasks.it.lifecycle.SharedServer;
 import com.teamdesk.tasks.it.support.Api;
 import com.teamdesk.tasks.it.support.Api.Reply;
 import com.teamdesk.tasks.it.support.TestData;
 import com.teamdesk.tasks.it.support.TestData.TestTeam;
-import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.it.support.Tokens;
 import jakarta.json.JsonValue;
 import java.net.URL;
@@ -20,7 +20,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -28,14 +27,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.jboss.arquillian.container.test.api.Deployment;
-import org.jboss.arquillian.container.test.api.RunAsClient;
-import org.jboss.arquillian.junit5.ArquillianExtension;
-import org.jboss.arquillian.test.api.ArquillianResource;
-import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * R25 {@code Idempotency-Key} over HTTP, and R24's {@code runAt} validation and list filter: the
@@ -44,18 +38,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * one still in flight is 409; a key over 255 characters is 400; keys of retry and cancel; the
  * reuse of an expired key. Worker and timers are off, so tasks stay as created.
  */
-@ExtendWith(ArquillianExtension.class)
-@RunAsClient
 class IdempotencyIT {
+    @RegisterExtension
+    static final SharedServer SERVER = SharedServer.apiOnly();
 
-    @Deployment(testable = false)
-    static WebArchive deployment() {
-        return TestDeployments.app(Map.of("teamdesk.worker.enabled", "false", "teamdesk.timers.enabled", "false",
-                "teamdesk.idempotency.wait-ms", "300"));
-    }
-
-    @ArquillianResource
-    URL url;
+    final URL url = SERVER.url();
 
     final TestData data = TestData.fromEnvironment();
     private Api api;

@@ -7,12 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.teamdesk.tasks.it.support.Api;
+import com.teamdesk.tasks.it.lifecycle.SharedServer;
 import com.teamdesk.tasks.it.support.Api.Reply;
+import com.teamdesk.tasks.it.support.ApiCase;
 import com.teamdesk.tasks.it.support.RawHttp;
-import com.teamdesk.tasks.it.support.TestData;
-import com.teamdesk.tasks.it.support.TestData.TestTeam;
-import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.it.support.Tokens;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
@@ -30,14 +28,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import org.jboss.arquillian.container.test.api.Deployment;
-import org.jboss.arquillian.container.test.api.RunAsClient;
-import org.jboss.arquillian.junit5.ArquillianExtension;
-import org.jboss.arquillian.test.api.ArquillianResource;
-import org.jboss.shrinkwrap.api.spec.WebArchive;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 31: the schedules' REST API from a client's side (docs/api.md "Schedules"), against the real server,
@@ -45,11 +37,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * runs in the schedule's zone and in UTC; Idempotency-Key; every refused input (a code, nothing stored); the
  * operator's list and pause; closing a ticket disables its reminder schedule. The timers are off, so no slot is
  * materialised behind the tests' backs (the sweep's own tests are ScheduleSlotsIT's); a team may have
- * {@value #MAX_PER_TEAM} schedules in this deployment. Every test makes its own team.
+ * {@value #MAX_PER_TEAM} schedules on its server. Every test makes its own team.
  */
-@ExtendWith(ArquillianExtension.class)
-@RunAsClient
-class ScheduleApiIT {
+class ScheduleApiIT extends ApiCase {
+    @RegisterExtension
+    static final SharedServer SERVER = SharedServer.of(SharedServer.API_AND_WORKER);
+    /** Schedules a team may have on this class's server ({@link SharedServer#API_AND_WORKER}). */
     private static final int MAX_PER_TEAM = 3;
     /** Keys of a schedule body (docs/api.md "Schedule body"). */
     private static final Set<String> SCHEDULE_KEYS = Set.of("id", "teamId", "ownerId", "name", "cron", "timeZone", "task",
@@ -59,23 +52,9 @@ class ScheduleApiIT {
             + "\"timeZone\":\"Asia/Shanghai\",\"task\":{\"kind\":\"EXPORT\",\"scope\":\"TEAM\","
             + "\"filters\":{\"status\":[\"OPEN\",\"PENDING\"]},\"timeZone\":\"Asia/Shanghai\"}}";
 
-    @Deployment(testable = false)
-    static WebArchive deployment() {
-        return TestDeployments.app(Map.of("teamdesk.timers.enabled", "false",
-                "teamdesk.schedule.max-per-team", Integer.toString(MAX_PER_TEAM)));
-    }
-
-    @ArquillianResource
-    URL url;
-
-    final TestData data = TestData.fromEnvironment();
-    Api api;
-    TestTeam t;
-
-    @BeforeEach
-    void setUp() {
-        api = Api.at(url);
-        t = data.newTeam();
+    @Override
+    protected URL root() {
+        return SERVER.url();
     }
 
     @Test

@@ -3,11 +3,11 @@ package com.teamdesk.tasks.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.teamdesk.tasks.it.lifecycle.SharedServer;
 import com.teamdesk.tasks.it.support.Api;
 import com.teamdesk.tasks.it.support.Api.Reply;
 import com.teamdesk.tasks.it.support.RawHttp;
 import com.teamdesk.tasks.it.support.TestData;
-import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.it.support.Tokens;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
@@ -19,13 +19,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.jboss.arquillian.container.test.api.Deployment;
-import org.jboss.arquillian.container.test.api.RunAsClient;
-import org.jboss.arquillian.junit5.ArquillianExtension;
-import org.jboss.arquillian.test.api.ArquillianResource;
-import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Every way a credential can be wrong answers 401 {@code application/problem+json} with
@@ -35,17 +30,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * headers. The scheme is case-insensitive: {@code bearer} with a valid token is accepted. The
  * clock skew is the default 60 s: times beyond two minutes off are refused, 20 s off accepted.
  */
-@ExtendWith(ArquillianExtension.class)
-@RunAsClient
 class TokenIT {
+    @RegisterExtension
+    static final SharedServer SERVER = SharedServer.apiOnly();
 
-    @Deployment(testable = false)
-    static WebArchive deployment() {
-        return TestDeployments.app(Map.of("teamdesk.worker.enabled", "false", "teamdesk.timers.enabled", "false"));
-    }
-
-    @ArquillianResource
-    URL url;
+    final URL url = SERVER.url();
 
     final TestData data = TestData.fromEnvironment();
 

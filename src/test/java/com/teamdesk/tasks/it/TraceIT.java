@@ -6,12 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.teamdesk.tasks.it.export.ClientQueue;
-import com.teamdesk.tasks.it.support.Api;
 import com.teamdesk.tasks.it.support.Api.Reply;
+import com.teamdesk.tasks.it.support.ApiCase;
 import com.teamdesk.tasks.it.support.OtlpReceiver;
 import com.teamdesk.tasks.it.support.OtlpReceiver.ReceivedSpan;
-import com.teamdesk.tasks.it.support.TestData;
-import com.teamdesk.tasks.it.support.TestData.TestTeam;
 import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.it.support.Tokens;
 import com.teamdesk.tasks.queue.JobRecord;
@@ -34,7 +32,6 @@ import org.jboss.arquillian.test.api.ArquillianResource;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -47,7 +44,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(ArquillianExtension.class)
 @RunAsClient
-class TraceIT {
+class TraceIT extends ApiCase {
     private static final Duration TASK_TIMEOUT = Duration.ofSeconds(60);
     private static final long SPAN_TIMEOUT_MS = 30_000;
     private static final String PREFIX = "it-trace-" + UUID.randomUUID().toString().substring(0, 8);
@@ -72,15 +69,11 @@ class TraceIT {
     @ArquillianResource
     URL url;
 
-    final TestData data = TestData.fromEnvironment();
-    Api api;
-    TestTeam t;
     private String trigger;
 
-    @BeforeEach
-    void setUp() {
-        api = Api.at(url);
-        t = data.newTeam();
+    @Override
+    protected URL root() {
+        return url;
     }
 
     @AfterEach

@@ -2,23 +2,15 @@ package com.teamdesk.tasks.it.engine;
 
 import com.teamdesk.tasks.it.support.Api;
 import com.teamdesk.tasks.it.support.Poll;
-import com.teamdesk.tasks.it.support.Sweeps;
 import com.teamdesk.tasks.it.support.TaskRequests;
 import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.task.export.ExportPausePoint;
 import com.teamdesk.tasks.task.fairshare.BackgroundStatements;
-import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
-import com.teamdesk.tasks.task.service.TaskService;
 import com.teamdesk.tasks.task.spi.EnginePausePoint;
-import com.teamdesk.tasks.task.spi.NewTaskRequest;
 import com.teamdesk.tasks.task.spi.TaskStatus;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import java.net.URL;
 import java.time.Duration;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -26,7 +18,6 @@ import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.arquillian.test.api.ArquillianResource;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -39,39 +30,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * export's end lets the second go on, and both complete with no permit left taken.
  */
 @ExtendWith(ArquillianExtension.class)
-class BackgroundStatementsIT {
+class BackgroundStatementsIT extends EngineCase {
 
     @Deployment
     static WebArchive deployment() {
-        return TestDeployments.app(Map.of("teamdesk.timers.enabled", "false", "teamdesk.worker.concurrency", "4",
-                        "teamdesk.worker.reserved-slots", "1", "teamdesk.worker.background-statements", "1"),
-                BackgroundStatementsIT.class, EngineFixtures.class, GatedPausePoints.class, RecordingJob.class);
+        return deployment(Map.of("teamdesk.worker.concurrency", "4", "teamdesk.worker.reserved-slots", "1",
+                "teamdesk.worker.background-statements", "1"), BackgroundStatementsIT.class);
     }
 
-    @Inject
-    EngineFixtures fx;
-    @Inject
-    GatedPausePoints gates;
-    @Inject
-    TaskService tasks;
-    @Inject
-    JdbcTaskLedger ledger;
-    @Inject
-    Sweeps sweeps;
     @Inject
     BackgroundStatements statements;
     @ArquillianResource
     URL url;
 
-    private final List<UUID> created = new ArrayList<>();
-
-    @AfterEach
-    void releaseEverything() throws InterruptedException {
-        created.forEach(gates::reset);
-        for (UUID t : created) {
-            Poll.until(() -> ledger.find(t).orElseThrow().status() == TaskStatus.COMPLETED,
-                    Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S * 2), "task " + t + " never COMPLETED");
-        }
+    @Override
+    protected boolean tracksRunToCompletion() {
+        return true;
     }
 
     @Test
@@ -101,7 +75,7 @@ class BackgroundStatementsIT {
         UUID ticket = fx.tickets(b, 1, "Reminder ticket").get(0);
         UUID reminder = tasks.create(b.staff(), b.id(), TaskRequests.reminder(ticket.toString(), "Please look",
                 "TEAM_STAFF")).id();
-        created.add(reminder);
+        track(reminder);
         Poll.until(() -> ledger.find(reminder).orElseThrow().status() == TaskStatus.COMPLETED,
                 Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S), "the reminder completes while the exports wait");
         assertEquals(1, statements.waiting(), "the second export still waits");
@@ -121,20 +95,5 @@ class BackgroundStatementsIT {
                 && Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)) > waitsBefore), metrics);
         assertTrue(metrics.lines().anyMatch(l -> l.startsWith("teamdesk_background_statements{")
                 && l.contains("state=\"running\"")), metrics);
-    }
-
-    /** A team export scheduled an hour ahead (so that creating it dispatches nothing). */
-    private UUID scheduledExport(EngineFixtures.TestTeam team) {
-        String runAt = OffsetDateTime.now(ZoneOffset.UTC).plusHours(1).toString();
-        UUID id = tasks.create(team.staff(), team.id(), new NewTaskRequest(Json.createObjectBuilder()
-                .add("kind", "EXPORT").add("scope", "TEAM").add("runAt", runAt).build())).id();
-        created.add(id);
-        return id;
-    }
-
-    /** Makes the task due and hands it to the queue, as the dispatch sweep does for one row. */
-    private void dispatch(UUID task) {
-        fx.exec("UPDATE background_task SET run_at = now() - interval '1 second' WHERE id = ?", task);
-        sweeps.dispatchNow(task);
     }
 }

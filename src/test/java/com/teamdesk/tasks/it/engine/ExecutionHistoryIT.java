@@ -11,7 +11,6 @@ import com.teamdesk.tasks.task.admin.AdminViews.OutcomeCount;
 import com.teamdesk.tasks.task.engine.TaskProcessor;
 import com.teamdesk.tasks.task.export.ExportPausePoint;
 import com.teamdesk.tasks.task.ledger.ExecutionOutcome;
-import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
 import com.teamdesk.tasks.task.ledger.TaskExecution;
 import com.teamdesk.tasks.task.reminder.ReminderRejection;
 import com.teamdesk.tasks.task.service.TaskRuns;
@@ -31,14 +30,12 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.eclipse.microprofile.metrics.MetricID;
 import org.eclipse.microprofile.metrics.MetricRegistry;
 import org.eclipse.microprofile.metrics.Tag;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -56,27 +53,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * case reads the history through {@link TaskService#executions}, the member API's service.
  */
 @ExtendWith(ArquillianExtension.class)
-class ExecutionHistoryIT {
+class ExecutionHistoryIT extends EngineCase {
 
     @Deployment
     static WebArchive deployment() {
-        return TestDeployments.app(Map.of("teamdesk.worker.enabled", "false", "teamdesk.timers.enabled", "false",
-                "teamdesk.export.batch-size", "10"),
-                ExecutionHistoryIT.class, EngineFixtures.class, GatedPausePoints.class, RecordingJob.class);
+        return deploymentWithoutWorker(Map.of("teamdesk.export.batch-size", "10"), ExecutionHistoryIT.class);
     }
 
     @Inject
-    EngineFixtures fx;
-    @Inject
-    GatedPausePoints gates;
-    @Inject
-    TaskProcessor processor;
-    @Inject
-    TaskService tasks;
-    @Inject
     TaskRuns runs;
-    @Inject
-    JdbcTaskLedger ledger;
     @Inject
     AdminService admin;
     @Inject
@@ -84,19 +69,11 @@ class ExecutionHistoryIT {
 
     private EngineFixtures.TestTeam team;
     private UUID ticket;
-    private UUID task;
 
     @BeforeEach
     void newTeam() {
         team = fx.newTeam();
         ticket = fx.tickets(team, 25, "Ticket").get(0);
-    }
-
-    @AfterEach
-    void releaseGates() {
-        if (task != null) {
-            gates.reset(task);
-        }
     }
 
     private void export() {
@@ -114,17 +91,6 @@ class ExecutionHistoryIT {
         List<TaskExecution> oldestFirst = new ArrayList<>(tasks.executions(team.staff(), task, 500, null).items());
         Collections.reverse(oldestFirst);
         return oldestFirst;
-    }
-
-    private Future<Void> execute(RecordingJob j) {
-        return fx.start(() -> {
-            processor.process(j);
-            return null;
-        });
-    }
-
-    private static void join(Future<?> f) throws Exception {
-        f.get(GatedPausePoints.MAX_WAIT_S, TimeUnit.SECONDS);
     }
 
     private static void assertEnded(TaskExecution e, int run, int attempt, ExecutionOutcome outcome, String cause) {

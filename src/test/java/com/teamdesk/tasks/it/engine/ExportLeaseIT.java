@@ -10,9 +10,7 @@ import com.teamdesk.tasks.task.engine.TaskProcessor;
 import com.teamdesk.tasks.task.export.ExportPausePoint;
 import com.teamdesk.tasks.task.export.ExportRejection;
 import com.teamdesk.tasks.task.export.ExportResultStore;
-import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
 import com.teamdesk.tasks.task.service.TaskRuns;
-import com.teamdesk.tasks.task.service.TaskService;
 import com.teamdesk.tasks.task.spi.BackgroundTask;
 import com.teamdesk.tasks.task.spi.CoreRejection;
 import com.teamdesk.tasks.task.spi.EnginePausePoint;
@@ -30,11 +28,9 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -55,36 +51,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * of 512 bytes make every export's CSV several stored chunks (issue 16).
  */
 @ExtendWith(ArquillianExtension.class)
-class ExportLeaseIT {
+class ExportLeaseIT extends EngineCase {
 
     @Deployment
     static WebArchive deployment() {
-        return TestDeployments.app(Map.of("teamdesk.worker.enabled", "false", "teamdesk.timers.enabled", "false",
-                "teamdesk.export.batch-size", "10", "teamdesk.export.max-rows", "40",
-                "teamdesk.export.chunk-bytes", "512"),
-                ExportLeaseIT.class, EngineFixtures.class, GatedPausePoints.class, RecordingJob.class);
+        return deploymentWithoutWorker(Map.of("teamdesk.export.batch-size", "10", "teamdesk.export.max-rows", "40",
+                "teamdesk.export.chunk-bytes", "512"), ExportLeaseIT.class);
     }
 
     @Inject
-    EngineFixtures fx;
-    @Inject
-    GatedPausePoints gates;
-    @Inject
-    TaskProcessor processor;
-    @Inject
-    TaskService tasks;
-
-    @Inject
     TaskRuns runs;
-    @Inject
-    JdbcTaskLedger ledger;
-
     @Inject
     ExportResultStore store;
 
     private EngineFixtures.TestTeam team;
     private List<UUID> tickets;
-    private UUID task;
 
     @BeforeEach
     void newTeamWithTickets() {
@@ -92,21 +73,10 @@ class ExportLeaseIT {
         tickets = fx.tickets(team, 25, "Ticket");
     }
 
-    @AfterEach
-    void releaseGates() {
-        if (task != null) {
-            gates.reset(task);
-        }
-    }
-
     private UUID export(UUID owner, String scope) {
         task = tasks.create(owner, team.id(), TaskRequests.export(scope,
                 Json.createObjectBuilder().add("status", Json.createArrayBuilder().add("OPEN")).build(), "Asia/Shanghai")).id();
         return task;
-    }
-
-    private BackgroundTask row() {
-        return ledger.find(task).orElseThrow();
     }
 
     /** The stored CSV as the download streams it, checked against the row's size and SHA-256. */
@@ -122,17 +92,6 @@ class ExportLeaseIT {
         assertEquals(0, fx.count("SELECT count(*) FROM task_result_chunk WHERE task_id = ? AND execution_id <> ?", task,
                 stored.executionId()), "only the result's chunks are left");
         return new String(bytes, StandardCharsets.UTF_8);
-    }
-
-    private Future<Void> execute(RecordingJob j) {
-        return fx.start(() -> {
-            processor.process(j);
-            return null;
-        });
-    }
-
-    private static void join(Future<?> f) throws Exception {
-        f.get(GatedPausePoints.MAX_WAIT_S, TimeUnit.SECONDS);
     }
 
     private static Throwable failure(Future<?> f) {

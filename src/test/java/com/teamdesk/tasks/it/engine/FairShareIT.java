@@ -13,13 +13,10 @@ import com.teamdesk.tasks.queue.JobState;
 import com.teamdesk.tasks.queue.Queue;
 import com.teamdesk.tasks.task.export.ExportPausePoint;
 import com.teamdesk.tasks.task.fairshare.TeamQueueLimits;
-import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
 import com.teamdesk.tasks.task.reminder.ReminderPausePoint;
 import com.teamdesk.tasks.task.service.TaskRuns;
-import com.teamdesk.tasks.task.service.TaskService;
 import com.teamdesk.tasks.task.spi.EnginePausePoint;
 import com.teamdesk.tasks.task.spi.NewTaskRequest;
-import com.teamdesk.tasks.task.spi.PausePoint;
 import com.teamdesk.tasks.task.spi.TaskJobId;
 import com.teamdesk.tasks.task.spi.TaskKind;
 import com.teamdesk.tasks.task.spi.TaskStatus;
@@ -44,7 +41,6 @@ import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.arquillian.test.api.ArquillianResource;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -63,24 +59,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * claimed and completes while A's exports hold every one of them.
  */
 @ExtendWith(ArquillianExtension.class)
-class FairShareIT {
+class FairShareIT extends EngineCase {
 
     @Deployment
     static WebArchive deployment() {
-        return TestDeployments.app(Map.of("teamdesk.timers.enabled", "false", "teamdesk.worker.reserved-slots", "1"),
-                FairShareIT.class, EngineFixtures.class, GatedPausePoints.class, RecordingJob.class);
+        return deployment(Map.of("teamdesk.worker.reserved-slots", "1"), FairShareIT.class);
     }
 
-    @Inject
-    EngineFixtures fx;
-    @Inject
-    GatedPausePoints gates;
-    @Inject
-    TaskService tasks;
-    @Inject
-    JdbcTaskLedger ledger;
-    @Inject
-    Sweeps sweeps;
     @Inject
     TeamQueueLimits limits;
     @Inject
@@ -100,16 +85,11 @@ class FairShareIT {
         return slots - 1;
     }
 
-    private final List<UUID> created = new ArrayList<>();
     private final Map<UUID, GatedPausePoints.Gate> gate = new HashMap<>();
 
-    @AfterEach
-    void releaseEverything() throws InterruptedException {
-        created.forEach(gates::reset);
-        for (UUID t : created) {
-            Poll.until(() -> ledger.find(t).orElseThrow().status() == TaskStatus.COMPLETED,
-                    Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S * 2), "task " + t + " never COMPLETED");
-        }
+    @Override
+    protected boolean tracksRunToCompletion() {
+        return true;
     }
 
     /**
@@ -221,7 +201,7 @@ class FairShareIT {
         String runAt = OffsetDateTime.now(ZoneOffset.UTC).plusHours(1).toString();
         UUID reminder = tasks.create(b.staff(), b.id(),
                 TaskRequests.reminder(ticket.toString(), "Please look at this", "TEAM_STAFF", runAt)).id();
-        created.add(reminder);
+        track(reminder);
         gate.put(reminder, gates.gate(EnginePausePoint.AFTER_CLAIM, reminder, 1));
         dispatch(reminder);
 
@@ -255,7 +235,7 @@ class FairShareIT {
         String runAt = OffsetDateTime.now(ZoneOffset.UTC).plusHours(1).toString();
         UUID reminder = tasks.create(a.staff(), a.id(),
                 TaskRequests.reminder(ticket.toString(), "Please look at this", "TEAM_STAFF", runAt)).id();
-        created.add(reminder);
+        track(reminder);
         var reminderBody = gates.probeThread(ReminderPausePoint.REMINDER_AFTER_LEASE_READ, reminder, 1);
 
         dispatch(export);
@@ -436,18 +416,8 @@ class FairShareIT {
 
     /** A team task scheduled an hour ahead (so that creating it dispatches nothing), its claim gated. */
     private UUID scheduled(EngineFixtures.TestTeam team, String kind) {
-        String runAt = OffsetDateTime.now(ZoneOffset.UTC).plusHours(1).toString();
-        NewTaskRequest req = new NewTaskRequest(Json.createObjectBuilder().add("kind", kind).add("scope", "TEAM")
-                .add("runAt", runAt).build());
-        UUID id = tasks.create(team.staff(), team.id(), req).id();
-        created.add(id);
+        UUID id = scheduledTask(team, kind);
         gate.put(id, gates.gate(EnginePausePoint.AFTER_CLAIM, id, 1));
         return id;
-    }
-
-    /** Makes the task due and hands it to the queue, as the dispatch sweep does for one row. */
-    private void dispatch(UUID task) {
-        fx.exec("UPDATE background_task SET run_at = now() - interval '1 second' WHERE id = ?", task);
-        sweeps.dispatchNow(task);
     }
 }

@@ -1,7 +1,6 @@
 package com.teamdesk.tasks.it.engine;
 
 import com.teamdesk.tasks.it.support.Poll;
-import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.platform.EnlistmentGuard;
 import com.teamdesk.tasks.platform.TxSite;
 import com.teamdesk.tasks.task.sweep.SweepStatus;
@@ -40,9 +39,8 @@ class ProductionTimersIT {
 
     @Deployment
     static WebArchive deployment() {
-        return TestDeployments.app(Map.of("teamdesk.worker.enabled", "false", "teamdesk.timers.enabled", "true",
-                "teamdesk.dispatch.batch-size", String.valueOf(BATCH)),
-                ProductionTimersIT.class, EngineFixtures.class, GatedPausePoints.class, RecordingJob.class);
+        return EngineCase.deploymentWithoutWorker(Map.of("teamdesk.timers.enabled", "true",
+                "teamdesk.dispatch.batch-size", String.valueOf(BATCH)), ProductionTimersIT.class);
     }
 
     @Inject

@@ -1,19 +1,14 @@
 package com.teamdesk.tasks.it.engine;
 
 import com.teamdesk.tasks.common.ForbiddenException;
-import com.teamdesk.tasks.it.support.Poll;
-import com.teamdesk.tasks.it.support.Sweeps;
-import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.queue.JobState;
 import com.teamdesk.tasks.queue.Queue;
 import com.teamdesk.tasks.task.digest.DigestTransaction;
 import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
-import com.teamdesk.tasks.task.service.TaskService;
 import com.teamdesk.tasks.task.spi.BackgroundTask;
 import com.teamdesk.tasks.task.spi.EnginePausePoint;
 import com.teamdesk.tasks.task.spi.Lease;
 import com.teamdesk.tasks.task.spi.NewTaskRequest;
-import com.teamdesk.tasks.task.spi.PausePoint;
 import com.teamdesk.tasks.task.spi.TaskJobId;
 import com.teamdesk.tasks.task.spi.TaskScope;
 import com.teamdesk.tasks.task.spi.TaskStatus;
@@ -24,11 +19,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.function.BooleanSupplier;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -46,46 +39,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * recovery, delivers exactly one notification.
  */
 @ExtendWith(ArquillianExtension.class)
-class ProductionWorkerDigestIT {
+class ProductionWorkerDigestIT extends EngineCase {
 
     @Deployment
     static WebArchive deployment() {
-        return TestDeployments.app(Map.of("teamdesk.timers.enabled", "false", "teamdesk.task.backoff-ms", "30"),
-                ProductionWorkerDigestIT.class, EngineFixtures.class, GatedPausePoints.class, RecordingJob.class);
+        return deployment(Map.of("teamdesk.task.backoff-ms", "30"), ProductionWorkerDigestIT.class);
     }
 
-    private static final long WAIT_S = GatedPausePoints.MAX_WAIT_S;
-
-    @Inject
-    EngineFixtures fx;
-    @Inject
-    GatedPausePoints gates;
-    @Inject
-    TaskService tasks;
-    @Inject
-    JdbcTaskLedger ledger;
-    @Inject
-    Sweeps sweeps;
     @Inject
     Queue queue;
     @Inject
     Clock clock;
 
     private EngineFixtures.TestTeam team;
-    private UUID task;
 
     @BeforeEach
     void newTeam() {
         team = fx.newTeam();
         fx.tickets(team, 7, "Digest ticket");
-    }
-
-    @AfterEach
-    void cleanUp() {
-        gates.reset(ANY_TASK);
-        if (task != null) {
-            gates.reset(task);
-        }
     }
 
     /** A staff member's TEAM digest: one notification to them naming the 7 open tickets (5 titles + "2 more"). */
@@ -133,7 +104,7 @@ class ProductionWorkerDigestIT {
         JdbcTaskLedger.Claim b = ledger.claim(task, 0, 1, clock.instant()).orElseThrow(); // as B's processor does
         aPaused.release();
 
-        awaitQueueState(JobState.COMPLETED); // A returned quietly after LeaseLost (R9)
+        awaitQueueState(queue, JobState.COMPLETED); // A returned quietly after LeaseLost (R9)
         assertEquals(0, fx.notifications(task), "A lost its lease: its notification rolled back");
         assertEquals(0, fx.events(task), "and its system event");
         BackgroundTask t = row();
@@ -161,23 +132,5 @@ class ProductionWorkerDigestIT {
             b.add("scope", scope);
         }
         return new NewTaskRequest(b.build());
-    }
-
-    private BackgroundTask row() {
-        return ledger.find(task).orElseThrow();
-    }
-
-    private void awaitStatus(TaskStatus status) throws InterruptedException {
-        await(() -> row().status() == status, "task " + task + " never became " + status + " (is " + row() + ")");
-    }
-
-    private void awaitQueueState(JobState state) throws InterruptedException {
-        String jobId = TaskJobId.of(task, 0).toString();
-        await(() -> queue.getJob(jobId).map(j -> j.state() == state).orElse(false), "job " + jobId + " never " + state);
-    }
-
-    /** Bounded poll for a sync point (detects one that never comes; orders nothing). */
-    private static void await(BooleanSupplier condition, String message) throws InterruptedException {
-        Poll.until(condition, Duration.ofSeconds(WAIT_S * 2), message);
     }
 }

@@ -13,7 +13,6 @@ import com.teamdesk.tasks.task.engine.TaskProcessor;
 import com.teamdesk.tasks.task.engine.TaskWorker;
 import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
 import com.teamdesk.tasks.task.reminder.ReminderPausePoint;
-import com.teamdesk.tasks.task.service.TaskService;
 import com.teamdesk.tasks.task.spi.BackgroundTask;
 import com.teamdesk.tasks.task.spi.EnginePausePoint;
 import com.teamdesk.tasks.task.spi.Lease;
@@ -25,7 +24,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
@@ -56,27 +54,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * <p>Timers are off so that nothing but the worker and the test moves the rows; backoff is 30 ms.
  */
 @ExtendWith(ArquillianExtension.class)
-class ProductionWorkerReminderIT {
+class ProductionWorkerReminderIT extends EngineCase {
 
     @Deployment
     static WebArchive deployment() {
-        return TestDeployments.app(Map.of("teamdesk.timers.enabled", "false", "teamdesk.task.backoff-ms", "30"),
-                ProductionWorkerReminderIT.class, EngineFixtures.class, GatedPausePoints.class, RecordingJob.class,
+        return deployment(Map.of("teamdesk.task.backoff-ms", "30"), ProductionWorkerReminderIT.class,
                 CdiTransactionalProbe.class);
     }
 
-    private static final long WAIT_S = GatedPausePoints.MAX_WAIT_S;
-
-    @Inject
-    EngineFixtures fx;
-    @Inject
-    GatedPausePoints gates;
-    @Inject
-    TaskService tasks;
-    @Inject
-    JdbcTaskLedger ledger;
-    @Inject
-    Sweeps sweeps;
     @Inject
     Queue queue;
     @Inject
@@ -92,7 +77,6 @@ class ProductionWorkerReminderIT {
 
     private EngineFixtures.TestTeam team;
     private UUID ticket;
-    private UUID task;
     private String trigger;
 
     @BeforeEach
@@ -102,11 +86,8 @@ class ProductionWorkerReminderIT {
     }
 
     @AfterEach
-    void cleanUp() {
-        gates.reset(ANY_TASK);
-        if (task != null) {
-            gates.reset(task);
-        }
+    void dropTrigger() {
+        resetGates(); // no execution is left paused in a transaction that would block the DROP
         if (trigger != null) {
             fx.exec("DROP TRIGGER IF EXISTS " + trigger + " ON background_task");
             fx.exec("DROP FUNCTION IF EXISTS " + trigger + "()");
@@ -168,7 +149,7 @@ class ProductionWorkerReminderIT {
         JdbcTaskLedger.Claim b = ledger.claim(task, 0, 1, clock.instant()).orElseThrow(); // as B's processor does
         aPaused.release();
 
-        awaitQueueState(JobState.COMPLETED); // A returned quietly after LeaseLost (R9)
+        awaitQueueState(queue, JobState.COMPLETED); // A returned quietly after LeaseLost (R9)
         assertEquals(0, notifications(), "A lost its lease: nothing of its transaction committed");
         assertEquals(0, events());
         assertEquals(1, fx.ticketVersion(ticket));
@@ -257,34 +238,8 @@ class ProductionWorkerReminderIT {
         assertTrue(e.getMessage().contains("lock"), e.getMessage());
     }
 
-    private long notifications() {
-        return fx.notifications(task);
-    }
-
-    private long events() {
-        return fx.events(task);
-    }
-
-    private BackgroundTask row() {
-        return ledger.find(task).orElseThrow();
-    }
-
     /** 3 staff-or-owner recipients, 1 event, version 1 → 2, COMPLETED 100 with no lease. */
     private void assertSingleResult(int attempts) {
         fx.assertSingleReminderResult(row(), ticket, attempts);
-    }
-
-    private void awaitStatus(TaskStatus status) throws InterruptedException {
-        await(() -> row().status() == status, "task " + task + " never became " + status + " (is " + row() + ")");
-    }
-
-    private void awaitQueueState(JobState state) throws InterruptedException {
-        String jobId = TaskJobId.of(task, 0).toString();
-        await(() -> queue.getJob(jobId).map(j -> j.state() == state).orElse(false), "job " + jobId + " never " + state);
-    }
-
-    /** Bounded poll for a sync point (detects one that never comes; orders nothing). */
-    private static void await(BooleanSupplier condition, String message) throws InterruptedException {
-        Poll.until(condition, Duration.ofSeconds(WAIT_S * 2), message);
     }
 }

@@ -6,11 +6,9 @@ import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.platform.Transactions;
 import com.teamdesk.tasks.platform.TxSite;
 import com.teamdesk.tasks.task.engine.TaskProcessor;
-import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
 import com.teamdesk.tasks.task.reminder.ReminderParams;
 import com.teamdesk.tasks.task.reminder.ReminderPausePoint;
 import com.teamdesk.tasks.task.reminder.ReminderTransaction;
-import com.teamdesk.tasks.task.service.TaskService;
 import com.teamdesk.tasks.task.spi.BackgroundTask;
 import com.teamdesk.tasks.task.spi.EnginePausePoint;
 import com.teamdesk.tasks.task.spi.Execution;
@@ -28,7 +26,6 @@ import java.util.concurrent.TimeUnit;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -48,27 +45,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * from gates at the production pause points; waits are bounded only to detect a missing sync point.
  */
 @ExtendWith(ArquillianExtension.class)
-class ReminderLeaseIT {
+class ReminderLeaseIT extends EngineCase {
 
     @Deployment
     static WebArchive deployment() {
-        return TestDeployments.app(Map.of("teamdesk.worker.enabled", "false", "teamdesk.timers.enabled", "false"),
-                ReminderLeaseIT.class, EngineFixtures.class, GatedPausePoints.class, RecordingJob.class,
-                ReturningReminderTransaction.class);
+        return deploymentWithoutWorker(Map.of(), ReminderLeaseIT.class, ReturningReminderTransaction.class);
     }
 
-    @Inject
-    EngineFixtures fx;
-    @Inject
-    GatedPausePoints gates;
-    @Inject
-    TaskProcessor processor;
-    @Inject
-    TaskService tasks;
-    @Inject
-    JdbcTaskLedger ledger;
-    @Inject
-    Sweeps sweeps;
     @Inject
     ReminderTransaction reminderTx;
     @Inject
@@ -80,7 +63,6 @@ class ReminderLeaseIT {
 
     private EngineFixtures.TestTeam team;
     private UUID ticket;
-    private UUID task;
 
     @BeforeEach
     void newReminder() {
@@ -89,34 +71,6 @@ class ReminderLeaseIT {
         task = tasks.create(team.staff(), team.id(),
                 TaskRequests.reminder(ticket.toString(), "Please look at this", "TEAM_STAFF"))
                 .id();
-    }
-
-    @AfterEach
-    void releaseGates() {
-        gates.reset(task);
-    }
-
-    private long notifications() {
-        return fx.notifications(task);
-    }
-
-    private long events() {
-        return fx.events(task);
-    }
-
-    private BackgroundTask row() {
-        return ledger.find(task).orElseThrow();
-    }
-
-    private Future<Void> execute(RecordingJob j) {
-        return fx.start(() -> {
-            processor.process(j);
-            return null;
-        });
-    }
-
-    private static void join(Future<?> f) throws Exception {
-        f.get(GatedPausePoints.MAX_WAIT_S, TimeUnit.SECONDS);
     }
 
     /** 3 staff-or-owner recipients, 1 event, version 1 → 2, COMPLETED 100 with no lease. */

@@ -1,8 +1,8 @@
 package com.teamdesk.tasks.it.engine;
 
 import com.teamdesk.tasks.it.TestClock;
-import com.teamdesk.tasks.it.support.Api;
 import com.teamdesk.tasks.it.support.Api.Reply;
+import com.teamdesk.tasks.it.support.Api;
 import com.teamdesk.tasks.it.support.Poll;
 import com.teamdesk.tasks.it.support.Sweeps;
 import com.teamdesk.tasks.it.support.TaskRequests;
@@ -13,12 +13,10 @@ import com.teamdesk.tasks.queue.JobState;
 import com.teamdesk.tasks.queue.Queue;
 import com.teamdesk.tasks.task.export.ExportPausePoint;
 import com.teamdesk.tasks.task.ledger.ExecutionOutcome;
-import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
 import com.teamdesk.tasks.task.ledger.TaskExecution;
 import com.teamdesk.tasks.task.reminder.ReminderPausePoint;
 import com.teamdesk.tasks.task.reminder.TicketReminderCancellation;
 import com.teamdesk.tasks.task.service.TaskRuns;
-import com.teamdesk.tasks.task.service.TaskService;
 import com.teamdesk.tasks.task.spi.BackgroundTask;
 import com.teamdesk.tasks.task.spi.EnginePausePoint;
 import com.teamdesk.tasks.task.spi.TaskJobId;
@@ -38,7 +36,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.arquillian.test.api.ArquillianResource;
@@ -57,7 +54,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Issue 13 on the production path: the deployed server's own {@code TaskWorker} fetches every job
  * from Redis and runs it on its own threads; tasks are created, cancelled and retried through the
- * production {@link TaskService} (or the HTTP API), and ordering comes from gates at the production
+ * production {@code TaskService} (or the HTTP API), and ordering comes from gates at the production
  * pause points ({@link GatedPausePoints}, armed for {@link GatedPausePoints#ANY_TASK} before the
  * task exists). Time rules move the application clock ({@link TestClock}) instead of waiting.
  *
@@ -71,33 +68,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * ({@code dispatchNow}) so no other class's rows are handed to this worker.
  */
 @ExtendWith(ArquillianExtension.class)
-class TaskLifecycleIT {
+class TaskLifecycleIT extends EngineCase {
 
     private static final Duration EXPORT_TIMEOUT = Duration.ofSeconds(60);
 
     @Deployment
     static WebArchive deployment() {
-        return TestDeployments.app(Map.of("teamdesk.timers.enabled", "false", "teamdesk.task.backoff-ms", "30",
-                "teamdesk.worker.concurrency", "1", "teamdesk.export.batch-size", "10",
+        return deployment(Map.of("teamdesk.task.backoff-ms", "30", "teamdesk.worker.concurrency", "1",
+                "teamdesk.export.batch-size", "10",
                 "teamdesk.task.export.timeout-ms", String.valueOf(EXPORT_TIMEOUT.toMillis())),
-                TaskLifecycleIT.class, EngineFixtures.class, GatedPausePoints.class, RecordingJob.class, TestClock.class);
+                TaskLifecycleIT.class, TestClock.class);
     }
-
-    private static final long WAIT_S = GatedPausePoints.MAX_WAIT_S;
-
-    @Inject
-    EngineFixtures fx;
-    @Inject
-    GatedPausePoints gates;
-    @Inject
-    TaskService tasks;
 
     @Inject
     TaskRuns runs;
-    @Inject
-    JdbcTaskLedger ledger;
-    @Inject
-    Sweeps sweeps;
     @Inject
     Queue queue;
     @Inject
@@ -119,7 +103,7 @@ class TaskLifecycleIT {
 
     @AfterEach
     void cleanUp() throws InterruptedException {
-        gates.reset(ANY_TASK);
+        resetGates();
         TestClock.reset();
         client.shutdownNow();
         client.awaitTermination(WAIT_S, TimeUnit.SECONDS);
@@ -419,10 +403,6 @@ class TaskLifecycleIT {
         return fx.count("SELECT count(*) FROM system_event WHERE task_id = ? AND kind = ?", task, kind);
     }
 
-    private BackgroundTask row(UUID task) {
-        return ledger.find(task).orElseThrow();
-    }
-
     /** The assignee's single notification, one event, version +1, COMPLETED 100 with no lease. */
     private void assertSingleReminder(UUID task, int attempts) {
         assertEquals(1, notifications(task), "one notification to the assignee");
@@ -435,18 +415,9 @@ class TaskLifecycleIT {
         assertEquals(attempts, t.attempts());
     }
 
-    private void awaitStatus(UUID task, TaskStatus status) throws InterruptedException {
-        await(() -> row(task).status() == status, "task " + task + " never became " + status + " (is " + row(task) + ")");
-    }
-
     private JobRecord awaitJob(String jobId, JobState state) throws InterruptedException {
         await(() -> queue.getJob(jobId).map(j -> j.state() == state).orElse(false), "job " + jobId + " never " + state);
         Optional<JobRecord> j = queue.getJob(jobId);
         return j.orElseThrow();
-    }
-
-    /** Bounded poll for a sync point (detects one that never comes; orders nothing). */
-    private static void await(BooleanSupplier condition, String message) throws InterruptedException {
-        Poll.until(condition, Duration.ofSeconds(WAIT_S * 2), message);
     }
 }

@@ -2,26 +2,18 @@ package com.teamdesk.tasks.it.engine;
 
 import com.teamdesk.tasks.it.support.Api;
 import com.teamdesk.tasks.it.support.Poll;
-import com.teamdesk.tasks.it.support.Sweeps;
 import com.teamdesk.tasks.it.support.TaskRequests;
-import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.it.support.Tokens;
 import com.teamdesk.tasks.task.export.ExportPausePoint;
 import com.teamdesk.tasks.task.fairshare.UrgentWork;
-import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
 import com.teamdesk.tasks.task.reminder.ReminderPausePoint;
-import com.teamdesk.tasks.task.service.TaskService;
 import com.teamdesk.tasks.task.spi.EnginePausePoint;
-import com.teamdesk.tasks.task.spi.NewTaskRequest;
 import com.teamdesk.tasks.task.spi.TaskStatus;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import java.net.URL;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -49,32 +41,25 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * it needs exports to move on (FairShareIT) keeps the default.
  */
 @ExtendWith(ArquillianExtension.class)
-class UrgentYieldIT {
+class UrgentYieldIT extends EngineCase {
 
     @Deployment
     static WebArchive deployment() {
-        return TestDeployments.app(Map.of("teamdesk.timers.enabled", "false", "teamdesk.worker.reserved-slots", "1",
-                        "teamdesk.worker.background-yield-ms", "120000", "teamdesk.worker.urgent-handover-ms", "120000"),
-                UrgentYieldIT.class, EngineFixtures.class, GatedPausePoints.class, RecordingJob.class);
+        return deployment(Map.of("teamdesk.worker.reserved-slots", "1", "teamdesk.worker.background-yield-ms", "120000",
+                "teamdesk.worker.urgent-handover-ms", "120000"), UrgentYieldIT.class);
     }
 
-    @Inject
-    EngineFixtures fx;
-    @Inject
-    GatedPausePoints gates;
-    @Inject
-    TaskService tasks;
-    @Inject
-    JdbcTaskLedger ledger;
-    @Inject
-    Sweeps sweeps;
     @Inject
     UrgentWork urgent;
     @ArquillianResource
     URL url;
 
-    private final List<UUID> created = new ArrayList<>();
     private ExecutorService client;
+
+    @Override
+    protected boolean tracksRunToCompletion() {
+        return true;
+    }
 
     @BeforeEach
     void startClient() {
@@ -82,14 +67,10 @@ class UrgentYieldIT {
     }
 
     @AfterEach
-    void releaseEverything() throws InterruptedException {
-        created.forEach(gates::reset);
+    void stopClient() throws InterruptedException {
+        resetGates();
         client.shutdownNow();
         client.awaitTermination(GatedPausePoints.MAX_WAIT_S, TimeUnit.SECONDS);
-        for (UUID t : created) {
-            Poll.until(() -> ledger.find(t).orElseThrow().status() == TaskStatus.COMPLETED,
-                    Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S * 2), "task " + t + " never COMPLETED");
-        }
     }
 
     /**
@@ -117,7 +98,7 @@ class UrgentYieldIT {
         assertEquals(TaskStatus.RUNNING, ledger.find(export).orElseThrow().status());
 
         inBody.release();
-        for (UUID t : created) {
+        for (UUID t : tracked()) {
             Poll.until(() -> ledger.find(t).orElseThrow().status() == TaskStatus.COMPLETED,
                     Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S), "task " + t + " completes");
         }
@@ -149,7 +130,7 @@ class UrgentYieldIT {
         inBody.release();
         Api.Reply reply = post.get(GatedPausePoints.MAX_WAIT_S, TimeUnit.SECONDS);
         assertEquals(202, reply.status(), reply.toString());
-        created.add(UUID.fromString(reply.json().getString("id")));
+        track(UUID.fromString(reply.json().getString("id")));
         assertEquals(tasksBefore + 1, fx.count("SELECT count(*) FROM background_task WHERE team_id = ?", a.id()));
         assertEquals(0, urgent.waiting());
     }
@@ -169,7 +150,7 @@ class UrgentYieldIT {
                         + "\"recipients\":\"TEAM_STAFF\"}");
         assertEquals(202, reply.status(), reply.toString());
         UUID reminder = UUID.fromString(reply.json().getString("id"));
-        created.add(reminder);
+        track(reminder);
         Poll.until(() -> ledger.find(reminder).orElseThrow().status() == TaskStatus.COMPLETED,
                 Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S), "the reminder completes");
         Poll.until(() -> urgent.openWindows() == 0, Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S),
@@ -187,26 +168,11 @@ class UrgentYieldIT {
         String runAt = OffsetDateTime.now(ZoneOffset.UTC).plusHours(1).toString();
         UUID reminder = tasks.create(team.staff(), team.id(),
                 TaskRequests.reminder(ticket.toString(), "Please look at this", "TEAM_STAFF", runAt)).id();
-        created.add(reminder);
+        track(reminder);
         GatedPausePoints.Gate inBody = gates.gate(ReminderPausePoint.REMINDER_AFTER_LEASE_READ, reminder, 1);
         dispatch(reminder);
         inBody.awaitArrival();
         assertEquals(1, urgent.openWindows(), "the reminder's execution holds one urgent window");
         return inBody;
-    }
-
-    /** A team export scheduled an hour ahead (so that creating it dispatches nothing). */
-    private UUID scheduledExport(EngineFixtures.TestTeam team) {
-        String runAt = OffsetDateTime.now(ZoneOffset.UTC).plusHours(1).toString();
-        UUID id = tasks.create(team.staff(), team.id(), new NewTaskRequest(Json.createObjectBuilder()
-                .add("kind", "EXPORT").add("scope", "TEAM").add("runAt", runAt).build())).id();
-        created.add(id);
-        return id;
-    }
-
-    /** Makes the task due and hands it to the queue, as the dispatch sweep does for one row. */
-    private void dispatch(UUID task) {
-        fx.exec("UPDATE background_task SET run_at = now() - interval '1 second' WHERE id = ?", task);
-        sweeps.dispatchNow(task);
     }
 }

@@ -8,7 +8,6 @@ import com.teamdesk.tasks.it.support.TaskRequests;
 import com.teamdesk.tasks.it.support.TestData.TestTeam;
 import com.teamdesk.tasks.it.support.Tokens;
 import com.teamdesk.tasks.task.reminder.ReminderParams;
-import com.teamdesk.tasks.testing.RedisPrefixCleanup;
 import jakarta.json.Json;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -21,7 +20,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -35,8 +33,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * jobs equals the ledger's RUNNING count while the place is held and at the end (0): no place leaks.
  */
 class CapSlotCrashIT {
+    /** Closes the queue client, then drops the schema, after the class. */
     @RegisterExtension
-    static final RedisPrefixCleanup REDIS = new RedisPrefixCleanup();
+    static final ClassResources RESOURCES = new ClassResources();
 
     private static final Duration READY = Duration.ofSeconds(180);
     private static final Duration SYNC = Duration.ofSeconds(90);
@@ -48,27 +47,15 @@ class CapSlotCrashIT {
 
     @BeforeAll
     static void start() throws Exception {
-        data = PrivateSchema.create();
-        prefix = REDIS.create("it-capcrash");
-        queue = new com.teamdesk.tasks.it.export.ClientQueue(prefix);
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (queue != null) {
-            queue.close();
-        }
-        if (data != null) {
-            data.drop();
-        }
+        data = RESOURCES.schema();
+        prefix = RESOURCES.prefix("it-capcrash");
+        queue = RESOURCES.add(new com.teamdesk.tasks.it.export.ClientQueue(prefix));
     }
 
     @Test
     void aWorkerKilledHoldingItsTeamsOnlyPlaceFreesItWithinTheStallIntervalAndNothingLeaks() throws Exception {
         TestTeam t = data.newTeam();
-        UUID ops = UUID.randomUUID();
-        data.exec("INSERT INTO app_user (id, username, display_name) VALUES (?, ?, 'Operator')", ops,
-                "ops-" + ops.toString().substring(0, 8));
+        UUID ops = data.newOperator();
         String opsToken = Tokens.with(ops, Json.createObjectBuilder().add("groups", Json.createArrayBuilder().add("member")
                 .add("operator")));
         List<UUID> tasks = new ArrayList<>();

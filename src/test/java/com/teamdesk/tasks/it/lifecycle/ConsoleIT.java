@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.teamdesk.tasks.it.support.TestData.TestTeam;
 import com.teamdesk.tasks.it.support.Tokens;
-import com.teamdesk.tasks.testing.RedisPrefixCleanup;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
@@ -39,7 +38,6 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.commons.csv.CSVFormat;
 import org.apache.commons.csv.CSVRecord;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -75,9 +73,9 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * Screenshots of each view at 1280×800 and 390×844 land in {@code target/console-screenshots/}.
  */
 class ConsoleIT {
-    /** Deletes the Redis keys of this class's prefixes after the class, when its servers have stopped. */
+    /** Quits the browser, stops the server, then drops the schema, after the class. */
     @RegisterExtension
-    static final RedisPrefixCleanup REDIS = new RedisPrefixCleanup();
+    static final ClassResources RESOURCES = new ClassResources();
 
     private static final Duration READY = Duration.ofSeconds(180);
     private static final Duration WAIT = Duration.ofSeconds(60);
@@ -94,7 +92,7 @@ class ConsoleIT {
 
     @BeforeAll
     static void start() throws Exception {
-        data = PrivateSchema.create();
+        data = RESOURCES.schema();
         team = data.newTeam();
         tag = team.id().toString().substring(0, 8);
         tickets();
@@ -102,16 +100,17 @@ class ConsoleIT {
         assertNotNull(key, "TEAMDESK_JWT_PRIVATE_KEY (the dev private key) must be set: run ./teamdesk test");
         Map<String, String> env = new HashMap<>();
         env.put("TEAMDESK_DB_URL", data.url());
-        env.put("TEAMDESK_REDIS_PREFIX", REDIS.create("it-console"));
+        env.put("TEAMDESK_REDIS_PREFIX", RESOURCES.prefix("it-console"));
         env.put("TEAMDESK_TIMERS_ENABLED", "true");
         env.put("TEAMDESK_EXPORT_BATCH_SIZE", "7");
         env.put("TEAMDESK_DEV_LOGIN_ENABLED", "true");
         env.put("TEAMDESK_DEV_LOGIN_PRIVATE_KEY", key.startsWith("file:") ? key.substring(5) : key);
         env.put("TEAMDESK_DEV_LOGIN_OPERATORS", "owner-" + tag);
-        server = ServerProcess.start("console", env);
+        server = RESOURCES.add(ServerProcess.start("console", env));
         downloads = Files.createDirectories(Path.of("target", "console-downloads", tag)).toAbsolutePath();
         Files.createDirectories(SHOTS);
         driver = browser(downloads);
+        RESOURCES.add(driver::quit);
         server.awaitReady(READY);
     }
 
@@ -133,19 +132,6 @@ class ConsoleIT {
         ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(chromedriver)
                 .usingAnyFreePort().build();
         return new ChromeDriver(service, options);
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (driver != null) {
-            driver.quit();
-        }
-        if (server != null) {
-            server.close();
-        }
-        if (data != null) {
-            data.drop();
-        }
     }
 
     @BeforeEach

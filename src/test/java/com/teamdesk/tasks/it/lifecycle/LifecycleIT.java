@@ -2,6 +2,7 @@ package com.teamdesk.tasks.it.lifecycle;
 
 import com.teamdesk.tasks.it.export.ClientQueue;
 import com.teamdesk.tasks.it.export.RowLock;
+import com.teamdesk.tasks.it.support.Poll;
 import com.teamdesk.tasks.it.support.TestData.TestTeam;
 import com.teamdesk.tasks.queue.AddResult;
 import com.teamdesk.tasks.queue.JobRecord;
@@ -395,13 +396,6 @@ class LifecycleIT {
 
     /** Bounded poll of a condition (detects completion; orders nothing). */
     private static void awaitTrue(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(120));
-        while (Instant.now().isBefore(deadline)) {
-            if (condition.getAsBoolean()) {
-                return;
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("timed out: " + what);
+        Poll.until(condition, Duration.ofSeconds(120), "timed out: " + what);
     }
 }

@@ -12,10 +12,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.teamdesk.tasks.it.export.ClientQueue;
+import com.teamdesk.tasks.it.support.Poll;
 import com.teamdesk.tasks.it.support.TestData.TestTeam;
 import com.teamdesk.tasks.it.support.Tokens;
 import com.teamdesk.tasks.queue.AddResult;
-import com.teamdesk.tasks.testing.RedisPrefixCleanup;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
@@ -49,7 +49,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -64,9 +63,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * until the test adds its queue job). Waits are bounded polls that detect a sync point.
  */
 class LiveOpsIT {
-    /** Deletes the Redis keys of this class's prefixes after the class, when its servers have stopped. */
+    /** Stops the servers and the queue client, then drops the schema, after the class. */
     @RegisterExtension
-    static final RedisPrefixCleanup REDIS = new RedisPrefixCleanup();
+    static final ClassResources RESOURCES = new ClassResources();
 
     private static final Duration READY = Duration.ofSeconds(180);
     private static final Duration SYNC = Duration.ofSeconds(60);
@@ -82,31 +81,17 @@ class LiveOpsIT {
 
     @BeforeAll
     static void start() throws Exception {
-        data = PrivateSchema.create();
-        prefix = REDIS.create("it-live");
+        data = RESOURCES.schema();
+        prefix = RESOURCES.prefix("it-live");
         // The stream test follows the progress of each batch (issue 16 writes it about once a second otherwise).
-        List<ServerProcess> servers = ServerProcess.startReady(READY, ServerProcess.env(data, prefix, Map.of(
+        List<ServerProcess> servers = RESOURCES.startReady(READY, ServerProcess.env(data, prefix, Map.of(
                 "TEAMDESK_TIMERS_ENABLED", "true", "TEAMDESK_EXPORT_BATCH_SIZE", "7",
                 "TEAMDESK_EXPORT_PROGRESS_EVERY_BATCH", "true", "TEAMDESK_EVENTS_MAX_STREAMS_PER_USER", "2")),
                 "live-a", "live-b");
         a = servers.get(0);
         b = servers.get(1);
-        queue = new ClientQueue(prefix);
-        ops = UUID.randomUUID();
-        data.exec("INSERT INTO app_user (id, username, display_name) VALUES (?, ?, 'Operator')", ops,
-                "ops-" + ops.toString().substring(0, 8));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        for (AutoCloseable c : new AutoCloseable[] {queue, a, b}) {
-            if (c != null) {
-                c.close();
-            }
-        }
-        if (data != null) {
-            data.drop();
-        }
+        queue = RESOURCES.add(new ClientQueue(prefix));
+        ops = data.newOperator();
     }
 
     // ---- live progress ------------------------------------------------------------------------
@@ -712,14 +697,7 @@ class LiveOpsIT {
 
     /** Bounded poll of a condition (detects a sync point; orders nothing). */
     private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
-        Instant deadline = Instant.now().plus(SYNC);
-        while (Instant.now().isBefore(deadline)) {
-            if (condition.getAsBoolean()) {
-                return;
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("timed out: " + what);
+        Poll.until(condition, SYNC, "timed out: " + what);
     }
 
     /** One received event: name, id, data, and when it arrived. */

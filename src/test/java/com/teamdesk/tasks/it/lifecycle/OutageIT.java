@@ -11,7 +11,6 @@ import com.teamdesk.tasks.it.support.Api.Reply;
 import com.teamdesk.tasks.it.support.TestData.TestTeam;
 import com.teamdesk.tasks.it.support.Tokens;
 import com.teamdesk.tasks.platform.PoolLogFilter;
-import com.teamdesk.tasks.testing.RedisPrefixCleanup;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -30,7 +29,6 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -50,8 +48,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * bound, never by sleeps.
  */
 class OutageIT {
+    /** Stops the servers, then the fault proxies, then drops the schema, after the class. */
     @RegisterExtension
-    static final RedisPrefixCleanup REDIS = new RedisPrefixCleanup();
+    static final ClassResources RESOURCES = new ClassResources();
 
     private static final Duration READY = Duration.ofSeconds(180);
     /** Bound for every task of a round to complete after the fault healed. */
@@ -81,12 +80,12 @@ class OutageIT {
 
     @BeforeAll
     static void start() throws Exception {
-        data = PrivateSchema.create();
-        String prefix = REDIS.create("it-outage");
+        data = RESOURCES.schema();
+        String prefix = RESOURCES.prefix("it-outage");
         URI db = URI.create(data.url().substring("jdbc:".length()));
         URI redisUrl = URI.create(env("TEAMDESK_REDIS_URL", "redis://127.0.0.1:6379"));
-        pg = FaultProxy.start("postgres", db.getPort() < 0 ? 5432 : db.getPort());
-        redis = FaultProxy.start("redis", redisUrl.getPort() < 0 ? 6379 : redisUrl.getPort());
+        pg = RESOURCES.add(FaultProxy.start("postgres", db.getPort() < 0 ? 5432 : db.getPort()));
+        redis = RESOURCES.add(FaultProxy.start("redis", redisUrl.getPort() < 0 ? 6379 : redisUrl.getPort()));
         Map<String, String> env = new HashMap<>();
         env.put("TEAMDESK_DB_URL", "jdbc:postgresql://127.0.0.1:" + pg.port() + db.getRawPath() + "?" + db.getRawQuery()
                 + "&connectTimeout=5&loginTimeout=5&ApplicationName=" + APP_NAME);
@@ -99,8 +98,8 @@ class OutageIT {
         // every export goes through many lease-checked writes, so that a fault meets executions mid-run
         env.put("TEAMDESK_EXPORT_BATCH_SIZE", "25");
         env.put("TEAMDESK_EXPORT_PROGRESS_EVERY_BATCH", "true");
-        a = ServerProcess.start("outage-a", env);
-        b = ServerProcess.start("outage-b", env);
+        a = RESOURCES.add(ServerProcess.start("outage-a", env));
+        b = RESOURCES.add(ServerProcess.start("outage-b", env));
         exporting = data.newTeam();
         reminding = data.newTeam();
         data.exec("INSERT INTO ticket (id, team_id, title, body, status, priority, assignee_id, requester_id, created_at,"
@@ -117,18 +116,6 @@ class OutageIT {
         awaitTrue(() -> "COMPLETED".equals(status(UUID.fromString(control))), () -> "control export COMPLETED");
         controlCsv = download(a, UUID.fromString(control));
         assertTrue(controlCsv.length > TICKETS * 20, "the control CSV holds the tickets");
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        for (AutoCloseable c : new AutoCloseable[] {a, b, pg, redis}) {
-            if (c != null) {
-                c.close();
-            }
-        }
-        if (data != null) {
-            data.drop();
-        }
     }
 
     /**

@@ -120,6 +120,17 @@ final class PrivateSchema implements BeforeAllCallback, AfterAllCallback {
         return t;
     }
 
+    /**
+     * @return a new user of no team, "Operator" {@code ops-<8 hex>}: the operator API's caller, given a token with
+     *         the {@code operator} group
+     */
+    UUID newOperator() {
+        UUID ops = UUID.randomUUID();
+        exec("INSERT INTO app_user (id, username, display_name) VALUES (?, ?, 'Operator')", ops,
+                "ops-" + ops.toString().substring(0, 8));
+        return ops;
+    }
+
     private UUID user(String username) {
         UUID id = UUID.randomUUID();
         exec("INSERT INTO app_user (id, username, display_name) VALUES (?, ?, ?)", id, username, "User " + username);

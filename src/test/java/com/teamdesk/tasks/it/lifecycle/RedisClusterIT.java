@@ -1,6 +1,7 @@
 package com.teamdesk.tasks.it.lifecycle;
 
 import com.teamdesk.tasks.it.export.ClientQueue;
+import com.teamdesk.tasks.it.support.Poll;
 import com.teamdesk.tasks.it.support.TestData.TestTeam;
 import com.teamdesk.tasks.it.support.Tokens;
 import com.teamdesk.tasks.queue.JobState;
@@ -10,14 +11,13 @@ import com.teamdesk.tasks.testing.LocalRedisCluster;
 import jakarta.json.JsonObject;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -32,6 +32,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A job in flight during such a failover is covered by {@code QueueClusterFailoverTest}.
  */
 class RedisClusterIT {
+    /** Stops the queue client, the server and the cluster, then drops the schema, after the class. */
+    @RegisterExtension
+    static final ClassResources RESOURCES = new ClassResources();
     private static final Duration READY = Duration.ofSeconds(180);
     private static final Duration SYNC = Duration.ofSeconds(120);
     private static final int TICKETS = 30;
@@ -43,8 +46,8 @@ class RedisClusterIT {
 
     @BeforeAll
     static void start() throws Exception {
-        data = PrivateSchema.create();
-        cluster = LocalRedisCluster.start(Integer.getInteger("teamdesk.test.itClusterPort", 7121));
+        data = RESOURCES.schema();
+        cluster = RESOURCES.add(LocalRedisCluster.start(Integer.getInteger("teamdesk.test.itClusterPort", 7121)));
         String prefix = "it-cluster-" + UUID.randomUUID().toString().substring(0, 8);
         Map<String, String> env = new HashMap<>();
         env.put("TEAMDESK_DB_URL", data.url());
@@ -52,22 +55,10 @@ class RedisClusterIT {
         env.put("TEAMDESK_REDIS_PREFIX", prefix);
         env.put("TEAMDESK_TIMERS_ENABLED", "true");
         env.put("TEAMDESK_EXPORT_BATCH_SIZE", "7");
-        server = ServerProcess.start("redis-cluster", env);
+        server = RESOURCES.add(ServerProcess.start("redis-cluster", env));
         JsonObject health = server.awaitReady(READY);
         assertEquals("UP", ServerProcess.checkData(health).getString("redis"));
-        queue = new ClientQueue(cluster.url(), QueueKeys.hashTagged(prefix)); // as the server hash-tags it
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        for (AutoCloseable c : new AutoCloseable[] {queue, server, cluster}) {
-            if (c != null) {
-                c.close();
-            }
-        }
-        if (data != null) {
-            data.drop();
-        }
+        queue = RESOURCES.add(new ClientQueue(cluster.url(), QueueKeys.hashTagged(prefix))); // as the server hash-tags it
     }
 
     @Test
@@ -141,13 +132,6 @@ class RedisClusterIT {
 
     /** Bounded poll of a state change (orders nothing). */
     private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
-        Instant deadline = Instant.now().plus(SYNC);
-        while (Instant.now().isBefore(deadline)) {
-            if (condition.getAsBoolean()) {
-                return;
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("timed out: " + what);
+        Poll.until(condition, SYNC, "timed out: " + what);
     }
 }

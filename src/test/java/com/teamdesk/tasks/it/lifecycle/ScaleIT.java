@@ -25,7 +25,6 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -42,9 +41,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * polls that detect a sync point.
  */
 class ScaleIT {
-    /** Deletes the Redis keys of this class's prefixes after the class, when its servers have stopped. */
+    /** Stops the servers and the queue client, then drops the schema, after the class. */
     @RegisterExtension
-    static final RedisPrefixCleanup REDIS = new RedisPrefixCleanup();
+    static final ClassResources RESOURCES = new ClassResources();
 
     private static final Duration READY = Duration.ofSeconds(180);
     private static final Duration SYNC = Duration.ofMinutes(5);
@@ -60,31 +59,17 @@ class ScaleIT {
 
     @BeforeAll
     static void start() throws Exception {
-        data = PrivateSchema.create();
-        prefix = REDIS.create("it-scale");
+        data = RESOURCES.schema();
+        prefix = RESOURCES.prefix("it-scale");
         // every queue record of this class's 1 200 runs stays readable (R5 trims completed jobs to 1 000)
-        List<ServerProcess> servers = ServerProcess.startReady(READY, ServerProcess.env(data, prefix, Map.of(
+        List<ServerProcess> servers = RESOURCES.startReady(READY, ServerProcess.env(data, prefix, Map.of(
                 "TEAMDESK_TIMERS_ENABLED", "true", "TEAMDESK_RETENTION_BATCH_SIZE", "7",
                 "TEAMDESK_QUEUE_COMPLETED_MAX_COUNT", "10000")), "scale-a", "scale-b");
         a = servers.get(0);
         b = servers.get(1);
-        queue = new ClientQueue(prefix);
-        ops = UUID.randomUUID();
-        data.exec("INSERT INTO app_user (id, username, display_name) VALUES (?, ?, 'Operator')", ops,
-                "ops-" + ops.toString().substring(0, 8));
+        queue = RESOURCES.add(new ClientQueue(prefix));
+        ops = data.newOperator();
         team = data.newTeam();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        for (AutoCloseable c : new AutoCloseable[] {queue, a, b}) {
-            if (c != null) {
-                c.close();
-            }
-        }
-        if (data != null) {
-            data.drop();
-        }
     }
 
     /**

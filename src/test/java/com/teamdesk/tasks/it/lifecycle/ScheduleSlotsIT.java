@@ -3,9 +3,9 @@ package com.teamdesk.tasks.it.lifecycle;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.teamdesk.tasks.it.support.Poll;
 import com.teamdesk.tasks.it.support.TestData.TestTeam;
 import com.teamdesk.tasks.it.support.Tokens;
-import com.teamdesk.tasks.testing.RedisPrefixCleanup;
 import jakarta.json.Json;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -21,7 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -36,8 +35,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * laid out, a row lock that holds a reminder RUNNING); waits are bounded polls that detect them.
  */
 class ScheduleSlotsIT {
+    /** Stops the servers, then drops the schema, after the class. */
     @RegisterExtension
-    static final RedisPrefixCleanup REDIS = new RedisPrefixCleanup();
+    static final ClassResources RESOURCES = new ClassResources();
 
     private static final Duration READY = Duration.ofSeconds(180);
     private static final Duration SYNC = Duration.ofSeconds(90);
@@ -51,27 +51,13 @@ class ScheduleSlotsIT {
 
     @BeforeAll
     static void start() throws Exception {
-        data = PrivateSchema.create();
-        prefix = REDIS.create("it-sched");
-        List<ServerProcess> servers = ServerProcess.startReady(READY, ServerProcess.env(data, prefix,
+        data = RESOURCES.schema();
+        prefix = RESOURCES.prefix("it-sched");
+        List<ServerProcess> servers = RESOURCES.startReady(READY, ServerProcess.env(data, prefix,
                 Map.of("TEAMDESK_TIMERS_ENABLED", "true")), "sched-a", "sched-b");
         a = servers.get(0);
         b = servers.get(1);
-        ops = UUID.randomUUID();
-        data.exec("INSERT INTO app_user (id, username, display_name) VALUES (?, ?, 'Operator')", ops,
-                "ops-" + ops.toString().substring(0, 8));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        for (AutoCloseable c : new AutoCloseable[] {a, b}) {
-            if (c != null) {
-                c.close();
-            }
-        }
-        if (data != null) {
-            data.drop();
-        }
+        ops = data.newOperator();
     }
 
     @AfterEach
@@ -306,13 +292,6 @@ class ScheduleSlotsIT {
 
     /** Bounded poll of a condition (detects a sync point; orders nothing). */
     private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
-        Instant deadline = Instant.now().plus(SYNC);
-        while (Instant.now().isBefore(deadline)) {
-            if (condition.getAsBoolean()) {
-                return;
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("timed out: " + what);
+        Poll.until(condition, SYNC, "timed out: " + what);
     }
 }

@@ -109,8 +109,13 @@ final class ServerProcess implements AutoCloseable {
      *            there, as {@code ./teamdesk test} exports them); a null value removes the variable
      */
     static ServerProcess start(String name, Map<String, String> env) throws IOException {
+        return start(name, Path.of(System.getProperty("teamdesk.warFile", "target/teamdesk-tasks.war")), env);
+    }
+
+    /** Starts a server of another WAR than the production one (e.g. a test WAR, {@link SharedServer}). */
+    static ServerProcess start(String name, Path warFile, Map<String, String> env) throws IOException {
         Path jar = Path.of(System.getProperty("payara.microJar", "target/payara-micro.jar")).toAbsolutePath();
-        Path war = Path.of(System.getProperty("teamdesk.warFile", "target/teamdesk-tasks.war")).toAbsolutePath();
+        Path war = warFile.toAbsolutePath();
         if (!Files.isRegularFile(jar) || !Files.isRegularFile(war)) {
             throw new IllegalStateException("need " + jar + " and " + war + ": run the ITs through mvn verify");
         }

@@ -3,9 +3,9 @@ package com.teamdesk.tasks.it.lifecycle;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.teamdesk.tasks.it.support.Poll;
 import com.teamdesk.tasks.it.support.TestData.TestTeam;
 import com.teamdesk.tasks.it.support.Tokens;
-import com.teamdesk.tasks.testing.RedisPrefixCleanup;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
@@ -24,7 +24,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -32,7 +31,6 @@ import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -48,8 +46,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * timing the test asserts is the issue's own bound (an eleventh stream within 2 s of the closes).
  */
 class StreamSlotsIT {
+    /** Stops the server, then drops the schema, after the class. */
     @RegisterExtension
-    static final RedisPrefixCleanup REDIS = new RedisPrefixCleanup();
+    static final ClassResources RESOURCES = new ClassResources();
 
     private static final Duration READY = Duration.ofSeconds(180);
     private static final Duration SYNC = Duration.ofSeconds(60);
@@ -64,22 +63,10 @@ class StreamSlotsIT {
 
     @BeforeAll
     static void start() throws Exception {
-        data = PrivateSchema.create();
-        server = ServerProcess.startReady(READY, ServerProcess.env(data, REDIS.create("it-streams"), Map.of()), "streams")
+        data = RESOURCES.schema();
+        server = RESOURCES.startReady(READY, ServerProcess.env(data, RESOURCES.prefix("it-streams"), Map.of()), "streams")
                 .get(0);
-        ops = UUID.randomUUID();
-        data.exec("INSERT INTO app_user (id, username, display_name) VALUES (?, ?, 'Operator')", ops,
-                "ops-" + ops.toString().substring(0, 8));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (server != null) {
-            server.close();
-        }
-        if (data != null) {
-            data.drop();
-        }
+        ops = data.newOperator();
     }
 
     /** Ten streams closed by their client (FIN): an eleventh opens within 2 s; every counter returns to 0. */
@@ -356,13 +343,6 @@ class StreamSlotsIT {
 
     /** Bounded poll of a sync point. */
     private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
-        Instant deadline = Instant.now().plus(SYNC);
-        while (Instant.now().isBefore(deadline)) {
-            if (condition.getAsBoolean()) {
-                return;
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("timed out: " + what);
+        Poll.until(condition, SYNC, "timed out: " + what);
     }
 }

@@ -14,8 +14,17 @@
  * </ul>
  *
  * <h2>How a new IT class gets its deployment</h2>
- * Payara restarts for every IT class (~20 s), so put many tests in one class. A client-side test
- * (calls the API over HTTP):
+ * Payara restarts for every Arquillian IT class (~11 s on two cores), so put many tests in one class, or share
+ * a server:
+ * <ul>
+ * <li>a black-box class that needs no server of its own (HTTP only, its own team per test, no fault injected
+ * into the server) runs on a {@link com.teamdesk.tasks.it.lifecycle.SharedServer}, one Payara for every class
+ * of the same settings ({@code SharedServer.apiOnly()}: worker and timers off);</li>
+ * <li>an in-server engine test extends {@link com.teamdesk.tasks.it.engine.EngineCase}: its deployment
+ * ({@code EngineCase.deployment(config, ThisIT.class)}), the engine beans every such test injects and the reset
+ * of its gates after each test.</li>
+ * </ul>
+ * A client-side test with a server of its own (calls the API over HTTP):
  * <pre>{@code
  * @ExtendWith(ArquillianExtension.class)
  * class SomethingIT {

@@ -1,9 +1,9 @@
 package com.teamdesk.tasks.it.worker;
 
+import com.teamdesk.tasks.it.engine.EngineCase;
 import com.teamdesk.tasks.it.engine.EngineFixtures;
-import com.teamdesk.tasks.it.engine.GatedPausePoints;
 import com.teamdesk.tasks.it.engine.GatedPausePoints.Gate;
-import com.teamdesk.tasks.it.engine.RecordingJob;
+import com.teamdesk.tasks.it.engine.GatedPausePoints;
 import com.teamdesk.tasks.it.support.Sweeps;
 import com.teamdesk.tasks.it.support.TaskRequests;
 import com.teamdesk.tasks.it.support.TestDeployments;
@@ -94,11 +94,9 @@ class RealWorkerIT {
 
     @Deployment
     static WebArchive deployment() {
-        return TestDeployments.app(Map.of("teamdesk.worker.enabled", "false", "teamdesk.timers.enabled", "false",
-                "teamdesk.task.backoff-ms", "30"),
+        return EngineCase.deploymentWithoutWorker(Map.of("teamdesk.task.backoff-ms", "30"),
                 RealWorkerIT.class, WorkerRig.class, TestWorkers.class, WorkerEvents.class, LateFailedListener.class,
-                LedgerWritingFailedListener.class, LogCapture.class,
-                EngineFixtures.class, GatedPausePoints.class, RecordingJob.class);
+                LedgerWritingFailedListener.class, LogCapture.class);
     }
 
     /** The sweeps look at every row; a generous limit so that other rows never crowd this test's row out. */
