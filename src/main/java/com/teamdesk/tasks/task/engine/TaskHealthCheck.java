@@ -9,7 +9,7 @@ import com.teamdesk.tasks.task.ledger.LedgerBreaker;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.Optional;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
@@ -41,9 +41,16 @@ public class TaskHealthCheck implements HealthCheck {
     @Inject
     LedgerBreaker breaker;
 
-    @Inject
-    @ConfigProperty(name = "teamdesk.timers.enabled", defaultValue = "true")
-    boolean timersEnabled;
+    /**
+     * {@code teamdesk.timers.enabled}, read at each call from the application's own configuration. Not injected: a
+     * readiness probe that polls from the start (a load balancer, the ITs' shared servers) can create this bean on
+     * the health endpoint's thread while the application deploys, and an injected value then came from the server's
+     * configuration (default true) and stayed: a server with timers off waited for a timer probe forever.
+     */
+    private static boolean timersEnabled() {
+        return ConfigProvider.getConfig(TaskHealthCheck.class.getClassLoader())
+                .getOptionalValue("teamdesk.timers.enabled", Boolean.class).orElse(true);
+    }
 
     @Override
     public HealthCheckResponse call() {
@@ -84,7 +91,7 @@ public class TaskHealthCheck implements HealthCheck {
             b.withData("worker", "disabled");
         }
         up &= enlisted(b, TxSite.WORKER, taskWorker.enabled());
-        up &= enlisted(b, TxSite.TIMER, timersEnabled);
+        up &= enlisted(b, TxSite.TIMER, timersEnabled());
         if (enlistment.verdict(TxSite.REQUEST) == EnlistmentGuard.Verdict.NOT_ENLISTED) {
             b.withData("transactions.REQUEST", "DOWN: connections are not enlisted in JTA transactions (docs/platform.md)");
             up = false;
