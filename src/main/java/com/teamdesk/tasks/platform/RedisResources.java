@@ -6,6 +6,8 @@ import com.teamdesk.tasks.queue.RedisClients;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.Initialized;
+import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -42,6 +44,15 @@ public class RedisResources {
 
     private UnifiedJedis client;
     private Queue queue;
+
+    /**
+     * Created while the application starts, on the deploying thread: its settings are then the WAR's. A first use on
+     * a thread of the server (a {@code /metrics} scrape, a readiness probe polling from the start) would read the
+     * server's configuration, and the queue would run under the default prefix.
+     */
+    void openAtStartup(@Observes @Initialized(ApplicationScoped.class) Object ignored) {
+        // the observer's delivery creates this bean; open() does the work
+    }
 
     @PostConstruct
     void open() {
