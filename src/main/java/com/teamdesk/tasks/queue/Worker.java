@@ -53,15 +53,8 @@ public final class Worker implements AutoCloseable {
     /** Longest single blocking wait of the fetch loop, in ms (self-heals a lost wake-up marker). */
     static final long MAX_BLOCK_MS = FetchLoop.MAX_BLOCK_MS;
 
-    /** Failed reason of a job that stalled more than {@link WorkerOptions#maxStalledCount()} times. */
-    static final String STALLED_REASON = Housekeeping.STALLED_REASON;
-
-    /** How late Redis may time out a blocking command with the default {@code hz 10}, in ms. */
-    static final long REDIS_TIMEOUT_SLACK_MS = FetchLoop.REDIS_TIMEOUT_SLACK_MS;
 
     private static final Logger LOG = Logger.getLogger(Worker.class.getName());
-    /** Pause of a loop after a Redis error before it tries again, in ms. */
-    static final long ERROR_PAUSE_MS = WorkerScope.ERROR_PAUSE_MS;
 
     private enum Phase { NEW, RUNNING, CLOSING, CLOSED }
 

@@ -92,7 +92,7 @@ class LegacyJobRecordTest extends QueueFixture {
         await(holds, "the execution");
         Events.Event failed = events.awaitNth("failed", "stuck", 1);
         assertTrue(failed.exhausted());
-        assertEquals(Worker.STALLED_REASON, failed.reason());
+        assertEquals(Housekeeping.STALLED_REASON, failed.reason());
         JobRecord job = job("stuck");
         assertEquals(JobState.FAILED, job.state());
         assertEquals(3, job.maxAttempts());

@@ -94,7 +94,7 @@ class StalledJobTest extends QueueFixture {
         events.awaitNth("stalled", "s2", 2);
         Events.Event failed = events.awaitNth("failed", "s2", 1);
         assertTrue(failed.exhausted());
-        assertEquals(Worker.STALLED_REASON, failed.reason());
+        assertEquals(Housekeeping.STALLED_REASON, failed.reason());
 
         JobRecord job = job("s2");
         assertEquals(JobState.FAILED, job.state());
