@@ -25,6 +25,8 @@ import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * The REST contract (API.md) from a client's side, against the real server, PostgreSQL, Redis
@@ -33,6 +35,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * created). Every test makes its own team. The server, worker on and timers off, is shared with
  * ScheduleApiIT ({@link SharedServer#API_AND_WORKER}).
  */
+@Execution(ExecutionMode.SAME_THREAD)
 class ApiIT extends ApiCase {
     @RegisterExtension
     static final SharedServer SERVER = SharedServer.of(SharedServer.API_AND_WORKER);

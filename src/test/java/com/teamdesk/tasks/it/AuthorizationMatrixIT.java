@@ -22,6 +22,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * Every endpoint × every kind of caller → the status and problem code API.md promises. A
@@ -35,6 +37,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * wrote it. Each row names its endpoint, caller and expectation; rows that change a ticket or a
  * schedule get a fresh one.
  */
+@Execution(ExecutionMode.SAME_THREAD)
 class AuthorizationMatrixIT {
     @RegisterExtension
     static final SharedServer SERVER = SharedServer.apiOnly();

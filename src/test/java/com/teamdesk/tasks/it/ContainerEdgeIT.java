@@ -30,6 +30,8 @@ import java.util.TreeMap;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * Requests the HTTP engine (Grizzly, under Payara's Catalina) handles before or around the application
@@ -48,6 +50,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * </ul>
  * Worker and timers are off, so only the requests themselves could change a row.
  */
+@Execution(ExecutionMode.SAME_THREAD)
 class ContainerEdgeIT {
     @RegisterExtension
     static final SharedServer SERVER = SharedServer.apiOnly();

@@ -9,21 +9,16 @@ import com.teamdesk.tasks.it.support.Api;
 import com.teamdesk.tasks.it.support.Api.Reply;
 import com.teamdesk.tasks.it.support.TestData;
 import com.teamdesk.tasks.it.support.TestData.TestTeam;
-import com.teamdesk.tasks.it.support.TestDeployments;
 import com.teamdesk.tasks.it.support.Tokens;
-import java.net.URL;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.jboss.arquillian.container.test.api.Deployment;
-import org.jboss.arquillian.container.test.api.RunAsClient;
-import org.jboss.arquillian.junit5.ArquillianExtension;
-import org.jboss.arquillian.test.api.ArquillianResource;
-import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * The server heals by itself when its PostgreSQL connections are lost (PostgreSQL restarted, a
@@ -33,37 +28,29 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * never HTML), and a task created afterwards completes (the worker healed too). docs/decisions.md
  * "Pool healing".
  *
- * <p>This class's own Payara process is the only client of the test database while it runs (the IT
- * classes run one after another) but for the servers that stay up for the whole run and name themselves
- * ({@code application_name}): the contract server ({@code scripts/contract-server.sh}) and the shared servers of
- * the black-box classes ({@link SharedServer}), whose next classes would meet the dead connections. So killing
- * every other backend of the database but theirs kills exactly the deployed server's connections (pool and
- * live listener).
+ * <p>The class has a server of its own ({@link SharedServer#own}) whose connections (pool and live listener) all
+ * carry its {@code application_name}; the kill picks exactly those, so the servers and tests that run beside
+ * this class on the same database (pom.xml: the classes of their own servers run beside the others) keep theirs.
+ * It still runs one after another with the classes on the public schema: its server's timers sweep that
+ * schema, as theirs do.
  */
-@ExtendWith(ArquillianExtension.class)
-@RunAsClient
+@Execution(ExecutionMode.SAME_THREAD)
 class DatabaseOutageIT {
+    /** The server, with its worker and timers (the application's defaults), stopped after the class. */
+    @RegisterExtension
+    static final SharedServer SERVER = SharedServer.own(Map.of());
+
     private static final Duration TASK_TIMEOUT = Duration.ofSeconds(60);
     /** Requests in a row that must succeed for the server to count as healed. */
     private static final int HEALED_STREAK = 20;
     /** Most requests sent after the kill: a server that never heals fails the test, it does not hang it. */
     private static final int MAX_REQUESTS = 300;
-    /** The {@code application_name} of the contract server's connections (scripts/contract-server.sh). */
-    private static final String CONTRACT_SERVER = "teamdesk-contract-server";
-
-    @Deployment(testable = false)
-    static WebArchive deployment() {
-        return TestDeployments.app(Map.of());
-    }
-
-    @ArquillianResource
-    URL url;
 
     final TestData data = TestData.fromEnvironment();
 
     @Test
     void serverHealsAfterItsDatabaseConnectionsAreKilled() {
-        Api api = Api.at(url);
+        Api api = Api.at(SERVER.url());
         TestTeam t = data.newTeam();
         String owner = Tokens.of(t.owner());
         UUID ticket = data.ticket(t.id(), t.customer(), t.staff(), "Outage");
@@ -77,8 +64,7 @@ class DatabaseOutageIT {
 
         long killed = data.count("SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity"
                 + " WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
-                + " AND application_name NOT LIKE ? AND application_name <> ?", SharedServer.APPLICATION_NAME + "-%",
-                CONTRACT_SERVER);
+                + " AND application_name = ?", SERVER.applicationName());
         assertTrue(killed > 0, "the server's connections were terminated");
 
         List<String> seen = new ArrayList<>();

@@ -38,6 +38,8 @@ import java.util.UUID;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * Generated hostile input over every endpoint (issue 11): at least {@value #REQUESTS} requests
@@ -52,6 +54,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * <p>The randomness is seeded: the seed is printed, and {@code -Dhostile.seed=<n>} replays a run.
  * Worker and timers are off, so only the requests themselves can change a row.
  */
+@Execution(ExecutionMode.SAME_THREAD)
 class HostileInputIT {
     @RegisterExtension
     static final SharedServer SERVER = SharedServer.apiOnly();

@@ -30,6 +30,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * R25 {@code Idempotency-Key} over HTTP, and R24's {@code runAt} validation and list filter: the
@@ -38,6 +40,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * one still in flight is 409; a key over 255 characters is 400; keys of retry and cancel; the
  * reuse of an expired key. Worker and timers are off, so tasks stay as created.
  */
+@Execution(ExecutionMode.SAME_THREAD)
 class IdempotencyIT {
     @RegisterExtension
     static final SharedServer SERVER = SharedServer.apiOnly();

@@ -30,6 +30,8 @@ import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * Issue 31: the schedules' REST API from a client's side (docs/api.md "Schedules"), against the real server,
@@ -39,6 +41,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * materialised behind the tests' backs (the sweep's own tests are ScheduleSlotsIT's); a team may have
  * {@value #MAX_PER_TEAM} schedules on its server. Every test makes its own team.
  */
+@Execution(ExecutionMode.SAME_THREAD)
 class ScheduleApiIT extends ApiCase {
     @RegisterExtension
     static final SharedServer SERVER = SharedServer.of(SharedServer.API_AND_WORKER);

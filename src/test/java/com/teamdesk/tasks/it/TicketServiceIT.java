@@ -29,6 +29,8 @@ import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * In-server tests of {@link TicketService} (they run inside Payara: CDI, JTA, the app's
@@ -36,6 +38,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * and a CDI alternative ({@link TestClock}, stopped at {@link TestClock#FIXED}) reach the deployed application.
  */
 @ExtendWith(ArquillianExtension.class)
+@Execution(ExecutionMode.SAME_THREAD)
 class TicketServiceIT {
 
     @Deployment

@@ -21,6 +21,8 @@ import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * Every way a credential can be wrong answers 401 {@code application/problem+json} with
@@ -30,6 +32,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * headers. The scheme is case-insensitive: {@code bearer} with a valid token is accepted. The
  * clock skew is the default 60 s: times beyond two minutes off are refused, 20 s off accepted.
  */
+@Execution(ExecutionMode.SAME_THREAD)
 class TokenIT {
     @RegisterExtension
     static final SharedServer SERVER = SharedServer.apiOnly();

@@ -34,6 +34,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * R45 (issue 32): traces, on the production path. The deployed WAR runs with MicroProfile Telemetry on
@@ -43,6 +45,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * {@code ProductionWorkerReminderIT}. The tracing-off default is proved by {@code ApiIT.tracingIsOffByDefault}.
  */
 @ExtendWith(ArquillianExtension.class)
+@Execution(ExecutionMode.SAME_THREAD)
 @RunAsClient
 class TraceIT extends ApiCase {
     private static final Duration TASK_TIMEOUT = Duration.ofSeconds(60);

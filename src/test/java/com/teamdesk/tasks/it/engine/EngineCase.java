@@ -28,6 +28,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import static com.teamdesk.tasks.it.engine.GatedPausePoints.ANY_TASK;
 
 /**
@@ -45,7 +47,11 @@ import static com.teamdesk.tasks.it.engine.GatedPausePoints.ANY_TASK;
  *
  * <p>Waits are bounded polls for a sync point ({@link #await(BooleanSupplier, String)}): they detect one that never
  * comes, they order nothing; ordering comes from the gates.
+ *
+ * <p>Its classes run one after another ({@code @Execution(SAME_THREAD)}, inherited): Arquillian holds one deployment
+ * per JVM ({@link com.teamdesk.tasks.it.LanesTest}).
  */
+@Execution(ExecutionMode.SAME_THREAD)
 public abstract class EngineCase {
     /** Bound of a gate's wait, in seconds; a poll waits twice this ({@link #await(BooleanSupplier, String)}). */
     protected static final long WAIT_S = GatedPausePoints.MAX_WAIT_S;

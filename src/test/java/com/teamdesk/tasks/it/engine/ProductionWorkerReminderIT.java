@@ -188,6 +188,7 @@ class ProductionWorkerReminderIT extends EngineCase {
         assertTrue(locked.getMessage().contains("lock"), "the ticket row is locked: " + locked.getMessage());
         assertEquals(1, fx.count("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
                 + " AND pid <> pg_backend_pid() AND backend_xid IS NOT NULL AND state IN ('idle in transaction', 'active')"
+                + " AND application_name = current_setting('application_name')" // this server's (ServerProcess)
                 + " AND query LIKE 'INSERT INTO system_event%'"), "the worker's session is inside a transaction");
         afterEvent.release();
 

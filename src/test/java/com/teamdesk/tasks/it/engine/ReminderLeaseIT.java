@@ -252,6 +252,7 @@ class ReminderLeaseIT extends EngineCase {
     private void awaitClaimBlockedOnRowLock() throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(GatedPausePoints.MAX_WAIT_S);
         while (fx.count("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                + " AND application_name = current_setting('application_name')" // this server's (ServerProcess)
                 + " AND query LIKE 'UPDATE background_task SET status = ''RUNNING''%'") == 0) {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("B's claim never waited on A's row lock");

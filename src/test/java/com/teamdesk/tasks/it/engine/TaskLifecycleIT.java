@@ -234,7 +234,8 @@ class TaskLifecycleIT extends EngineCase {
         CompletableFuture<Reply> cancel = CompletableFuture.supplyAsync(
                 () -> Api.at(url).post("tasks/" + task + "/cancel", Tokens.of(team.staff()), null), client);
         await(() -> fx.count("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
-                + " AND wait_event_type = 'Lock' AND query LIKE 'UPDATE background_task SET status = ''CANCELLED''%'") == 1,
+                + " AND wait_event_type = 'Lock' AND query LIKE 'UPDATE background_task SET status = ''CANCELLED''%'"
+                + " AND application_name = current_setting('application_name')") == 1, // this server's (ServerProcess)
                 "the cancel never waited on the completion's row lock");
         completed.release();
 

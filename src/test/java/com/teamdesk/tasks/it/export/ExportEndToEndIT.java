@@ -48,6 +48,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -67,6 +69,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * behind it has not run yet: that makes "demoted before it runs" deterministic.
  */
 @ExtendWith(ArquillianExtension.class)
+@Execution(ExecutionMode.SAME_THREAD)
 @RunAsClient
 class ExportEndToEndIT {
     /** This deployment's Redis prefix (also set in its config), so the test can read its queue. */

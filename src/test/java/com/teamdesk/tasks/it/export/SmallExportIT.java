@@ -25,6 +25,8 @@ import org.jboss.arquillian.test.api.ArquillianResource;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * The cheapest task there is, many at once, through the production path (issue 16, P2 engine): SELF
@@ -36,6 +38,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * a rough cost figure for the notes.
  */
 @ExtendWith(ArquillianExtension.class)
+@Execution(ExecutionMode.SAME_THREAD)
 @RunAsClient
 class SmallExportIT {
     private static final int TASKS = 60;

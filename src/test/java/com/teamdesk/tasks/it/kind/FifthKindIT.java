@@ -33,6 +33,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import static com.teamdesk.tasks.it.engine.GatedPausePoints.ANY_TASK;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -46,6 +48,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
  * execution; the kind's span is a child of its execution's span (R45).
  */
 @ExtendWith(ArquillianExtension.class)
+@Execution(ExecutionMode.SAME_THREAD)
 class FifthKindIT {
     private static final Duration WAIT = Duration.ofSeconds(GatedPausePoints.MAX_WAIT_S * 2);
     private static final long SPAN_TIMEOUT_MS = 30_000;

@@ -33,6 +33,14 @@ import java.util.logging.Logger;
  * if it is still alive after 30 s.
  */
 final class ServerProcess implements AutoCloseable {
+    /**
+     * The start of the PostgreSQL {@code application_name} of every server this class starts: as the classes of
+     * their own servers run beside other classes (pom.xml, failsafe), a test that looks at or kills backends
+     * picks its own servers' by name, and the in-server tests, whose connections keep the driver's name, tell
+     * theirs from these.
+     */
+    static final String APPLICATION_NAME = "teamdesk-it";
+
     private static final Logger LOG = Logger.getLogger(ServerProcess.class.getName());
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -144,9 +152,23 @@ final class ServerProcess implements AutoCloseable {
                 pb.environment().put(k, v);
             }
         });
+        String db = pb.environment().get("TEAMDESK_DB_URL");
+        if (db != null && !db.contains("ApplicationName=")) {
+            pb.environment().put("TEAMDESK_DB_URL", db + (db.contains("?") ? "&" : "?") + "ApplicationName="
+                    + applicationName(name));
+        }
         Process p = pb.start();
         LOG.info(() -> "started " + name + " (pid " + p.pid() + ", port " + port + "), log " + log);
         return new ServerProcess(name, pb, p, port, log);
+    }
+
+    /**
+     * @param name a server's name, as given to {@link #start(String, Map)}
+     * @return the PostgreSQL {@code application_name} of that server's connections, {@value #APPLICATION_NAME}{@code
+     *         -<name>}, unless its {@code TEAMDESK_DB_URL} names them itself (OutageIT)
+     */
+    static String applicationName(String name) {
+        return APPLICATION_NAME + "-" + name;
     }
 
     /** @return the OS process */

@@ -51,22 +51,17 @@ public final class SharedServer implements BeforeAllCallback {
     public static final Map<String, String> API_AND_WORKER = Map.of("teamdesk.timers.enabled", "false",
             "teamdesk.schedule.max-per-team", "3");
 
-    /**
-     * The start of the PostgreSQL {@code application_name} of the shared servers' connections ({@code
-     * teamdesk-it-shared-<n>}): a test that kills the backends of its own server (DatabaseOutageIT) leaves theirs
-     * alone.
-     */
-    public static final String APPLICATION_NAME = "teamdesk-it-shared";
-
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(SharedServer.class);
     private static final Duration READY = Duration.ofSeconds(180);
     private static final AtomicInteger STARTED = new AtomicInteger();
 
     private final Map<String, String> config;
+    private final boolean own;
     private volatile Running running;
 
-    private SharedServer(Map<String, String> config) {
+    private SharedServer(Map<String, String> config, boolean own) {
         this.config = new TreeMap<>(config);
+        this.own = own;
     }
 
     /** @return the shared server of {@link #API_ONLY} */
@@ -79,14 +74,30 @@ public final class SharedServer implements BeforeAllCallback {
      * @return the shared server of these settings
      */
     public static SharedServer of(Map<String, String> config) {
-        return new SharedServer(config);
+        return new SharedServer(config, false);
+    }
+
+    /**
+     * A server of the registering class alone, started the same way and stopped after the class: for a black-box class
+     * that breaks its server on purpose (DatabaseOutageIT), which then finds its server's connections by
+     * {@link #applicationName()}.
+     *
+     * @param config MicroProfile Config overrides of the server, as for {@link TestDeployments#app(Map, Class[])}
+     * @return the class's own server
+     */
+    public static SharedServer own(Map<String, String> config) {
+        return new SharedServer(config, true);
     }
 
     @Override
     public void beforeAll(ExtensionContext context) {
+        if (own) { // the class's store: closed (server stopped) after the class
+            running = context.getStore(NAMESPACE).getOrComputeIfAbsent(config, c -> start("own", config), Running.class);
+            return;
+        }
         // the root context's store: closed (server stopped) when the whole run is done
         running = context.getRoot().getStore(NAMESPACE)
-                .getOrComputeIfAbsent(config, c -> start(config), Running.class);
+                .getOrComputeIfAbsent(config, c -> start("shared", config), Running.class);
     }
 
     /**
@@ -105,6 +116,15 @@ public final class SharedServer implements BeforeAllCallback {
         return running().prefix();
     }
 
+    /**
+     * @return the PostgreSQL {@code application_name} of every connection of this server (its pool and its live
+     *         listener): {@code teamdesk-it-<shared|own>-<n>}
+     * @throws IllegalStateException before the extension ran
+     */
+    public String applicationName() {
+        return running().applicationName();
+    }
+
     private Running running() {
         Running r = running;
         if (r == null) {
@@ -113,8 +133,9 @@ public final class SharedServer implements BeforeAllCallback {
         return r;
     }
 
-    private static Running start(Map<String, String> config) {
-        String name = "shared-" + STARTED.incrementAndGet();
+    private static Running start(String kind, Map<String, String> config) {
+        String name = kind + "-" + STARTED.incrementAndGet();
+        String applicationName = ServerProcess.applicationName(name);
         try {
             Path dir = Files.createDirectories(Path.of("target", "lifecycle"));
             Path war = dir.resolve(name + ".war");
@@ -126,11 +147,10 @@ public final class SharedServer implements BeforeAllCallback {
             if (db == null || db.isBlank()) {
                 throw new IllegalStateException("TEAMDESK_DB_URL is not set: run the ITs through Maven (mvn verify)");
             }
-            ServerProcess server = ServerProcess.start(name, war, Map.of("TEAMDESK_DB_URL",
-                    db + (db.contains("?") ? "&" : "?") + "ApplicationName=" + APPLICATION_NAME + "-" + name));
+            ServerProcess server = ServerProcess.start(name, war, Map.of()); // its connections: applicationName
             try {
                 server.awaitReady(READY);
-                return new Running(server, server.root().toURL(), prefix);
+                return new Running(server, server.root().toURL(), prefix, applicationName);
             } catch (Exception | Error e) {
                 server.close();
                 throw e;
@@ -145,7 +165,7 @@ public final class SharedServer implements BeforeAllCallback {
     }
 
     /** A started server, stopped (SIGTERM, bounded) when the root context closes (its store closes what is AutoCloseable). */
-    private record Running(ServerProcess server, URL url, String prefix) implements AutoCloseable {
+    private record Running(ServerProcess server, URL url, String prefix, String applicationName) implements AutoCloseable {
         @Override
         public void close() {
             server.close();

@@ -51,6 +51,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import static com.teamdesk.tasks.it.worker.WorkerEvents.Kind.COMPLETED;
 import static com.teamdesk.tasks.it.worker.WorkerEvents.Kind.FAILED;
 import static com.teamdesk.tasks.it.worker.WorkerEvents.Kind.RETURNED;
@@ -90,6 +92,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * <p>Walk-through of the two-sweep convergence these tests prove: {@code docs/recovery.md}.
  */
 @ExtendWith(ArquillianExtension.class)
+@Execution(ExecutionMode.SAME_THREAD)
 class RealWorkerIT {
 
     @Deployment
