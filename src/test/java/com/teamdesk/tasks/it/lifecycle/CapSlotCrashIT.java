@@ -21,7 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -33,7 +32,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * reminder is taken over and every reminder completes, one at a time. The queue's count of the team's running
  * jobs equals the ledger's RUNNING count while the place is held and at the end (0): no place leaks.
  */
-@Order(8) // the lane beside the others starts with its longest classes (pom.xml)
 class CapSlotCrashIT {
     /** Closes the queue client, then drops the schema, after the class. */
     @RegisterExtension

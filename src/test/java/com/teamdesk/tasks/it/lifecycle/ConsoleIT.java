@@ -41,7 +41,6 @@ import org.apache.commons.csv.CSVRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.By;
@@ -73,7 +72,6 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * by sync points in PostgreSQL (a backend blocked on the test's table lock), never by sleeping.
  * Screenshots of each view at 1280×800 and 390×844 land in {@code target/console-screenshots/}.
  */
-@Order(4) // the lane beside the others starts with its longest classes (pom.xml)
 class ConsoleIT {
     /** Quits the browser, stops the server, then drops the schema, after the class. */
     @RegisterExtension

@@ -21,7 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.logging.Logger;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -69,7 +68,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * <p>Payara Micro writes no log line after SIGTERM (its handlers are closed while the application
  * stops), so nothing here reads the server's log: the drain is observed in PostgreSQL and Redis.
  */
-@Order(2) // the lane beside the others starts with its longest classes (pom.xml)
 class LifecycleIT {
     /** Deletes the Redis keys of this class's prefixes after the class, when its servers have stopped. */
     @RegisterExtension

@@ -1,6 +1,5 @@
 package com.teamdesk.tasks.it.lifecycle;
 
-import org.junit.jupiter.api.Order;
 import org.postgresql.PGNotification;
 import org.postgresql.PGConnection;
 import java.util.concurrent.CompletableFuture;
@@ -63,7 +62,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * test lets the task move (the row is inserted WAITING and already marked dispatched, so nothing runs it
  * until the test adds its queue job). Waits are bounded polls that detect a sync point.
  */
-@Order(7) // the lane beside the others starts with its longest classes (pom.xml)
 class LiveOpsIT {
     /** Stops the servers and the queue client, then drops the schema, after the class. */
     @RegisterExtension

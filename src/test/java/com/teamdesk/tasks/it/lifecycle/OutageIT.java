@@ -30,7 +30,6 @@ import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -48,7 +47,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * <p>The fault's length is the scenario (a restart of 10 s); ordering is by the tasks' states, polled with a
  * bound, never by sleeps.
  */
-@Order(1) // the lane beside the others starts with its longest classes (pom.xml)
 class OutageIT {
     /** Stops the servers, then the fault proxies, then drops the schema, after the class. */
     @RegisterExtension

@@ -16,7 +16,6 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.HostAndPort;
@@ -32,7 +31,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * next export completes through the new master with no restart (the worker's loops ride out the outage).
  * A job in flight during such a failover is covered by {@code QueueClusterFailoverTest}.
  */
-@Order(9) // the lane beside the others starts with its longest classes (pom.xml)
 class RedisClusterIT {
     /** Stops the queue client, the server and the cluster, then drops the schema, after the class. */
     @RegisterExtension

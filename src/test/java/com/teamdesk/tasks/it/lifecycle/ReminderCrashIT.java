@@ -22,7 +22,6 @@ import java.time.ZoneOffset;
 import java.util.Map;
 import java.util.UUID;
 import java.util.logging.Logger;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -47,7 +46,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * active under a 2 s lock; the second server (timers on, 5 s stall threshold) takes it over through
  * the queue's stalled check or the ledger's stall recovery (R6, R19, R7), whichever comes first.
  */
-@Order(5) // the lane beside the others starts with its longest classes (pom.xml)
 class ReminderCrashIT {
     /** Deletes the Redis keys of this class's prefixes after the class, when its servers have stopped. */
     @RegisterExtension

@@ -26,7 +26,6 @@ import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -41,7 +40,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * <p>Ordering is by sync points (a row's state, a counter, a skipped tick), never sleeps; waits are bounded
  * polls that detect a sync point.
  */
-@Order(6) // the lane beside the others starts with its longest classes (pom.xml)
 class ScaleIT {
     /** Stops the servers and the queue client, then drops the schema, after the class. */
     @RegisterExtension

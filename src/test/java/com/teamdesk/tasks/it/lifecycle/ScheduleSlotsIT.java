@@ -23,7 +23,6 @@ import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -35,7 +34,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * a minute to pass. Ordering is by sync points (the dispatch timer paused on both instances while the slots are
  * laid out, a row lock that holds a reminder RUNNING); waits are bounded polls that detect them.
  */
-@Order(3) // the lane beside the others starts with its longest classes (pom.xml)
 class ScheduleSlotsIT {
     /** Stops the servers, then drops the schema, after the class. */
     @RegisterExtension

@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.jboss.shrinkwrap.api.exporter.ZipExporter;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -25,7 +24,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * scrapes reaches it; its own schema and Redis prefix), scraped from its boot ({@link ServerProcess#awaitReady});
  * its log says which settings the urgent-work gate read.
  */
-@Order(11) // the lane beside the others starts with its longest classes (pom.xml)
 class ScrapeFromBootIT {
     @RegisterExtension
     static final ClassResources RESOURCES = new ClassResources();

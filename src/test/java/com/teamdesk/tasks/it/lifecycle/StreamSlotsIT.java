@@ -32,7 +32,6 @@ import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -46,7 +45,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * <p>Waits are bounded polls of a sync point (a status the server answers, a counter it publishes); the one
  * timing the test asserts is the issue's own bound (an eleventh stream within 2 s of the closes).
  */
-@Order(10) // the lane beside the others starts with its longest classes (pom.xml)
 class StreamSlotsIT {
     /** Stops the server, then drops the schema, after the class. */
     @RegisterExtension
