@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# ./teamdesk test: a fresh test database, then mvn -B verify with the Payara Server smoke beside its ITs.
+# ./teamdesk test: a fresh test database, then mvn -B verify and the Payara Server smoke.
 # Sourced by ./teamdesk (test.sh); uses its variables (ROOT, RUN_DIR, ...) and scripts/lib/output.sh.
 
 # The tests append every Redis prefix they (or the servers they start) write under to this file, one a
@@ -34,61 +34,26 @@ cmd_test() {
     step "mvn -B verify $*"
     info "TEAMDESK_DB_URL=$TEAMDESK_DB_URL  TEAMDESK_REDIS_URL=$TEAMDESK_REDIS_URL"
     info "MP_JWT_VERIFY_PUBLICKEY_LOCATION=$MP_JWT_VERIFY_PUBLICKEY_LOCATION  TEAMDESK_JWT_PRIVATE_KEY=$TEAMDESK_JWT_PRIVATE_KEY"
-    local rc=0 smoke_pid="" smoke_rc=0
+    local rc=0 smoke_ran=0
     rm -f "$REDIS_PREFIX_LEDGER" # this run's prefixes only
-    # The same WAR on the full Payara Server (issue 14 part 4; ~90 s) runs beside the integration tests: it starts
-    # once the contract server is up (the WAR is built then, and Maven does not write it again), its output goes
-    # to .run/server-smoke.log and is shown after Maven's. TEAMDESK_SERVER_SMOKE=0 skips it. Without the ITs it runs
-    # after Maven, when the tests passed.
-    local contract_url="$ROOT/target/contract-server/url" smoke_log="$RUN_DIR/server-smoke.log"
-    local smoke_started="$RUN_DIR/server-smoke.started" script_pid=$$
-    rm -f "$contract_url" "$smoke_started"
-    mkdir -p "$RUN_DIR"
-    if [ "$server_smoke" != 0 ] && runs_its "$@"; then
-        # Maven stays in the foreground (Ctrl-C stops it and every server it started, as before); this waits in
-        # the background for the contract server, then becomes the smoke.
-        (
-            while [ ! -s "$contract_url" ]; do
-                kill -0 "$script_pid" 2>/dev/null || exit 0
-                sleep 1
-            done
-            : >"$smoke_started"
-            exec "$ROOT/scripts/server-smoke.sh"
-        ) >"$smoke_log" 2>&1 </dev/null &
-        smoke_pid=$!
-        # Ctrl-C or a TERM: the smoke (a background job, so it ignores SIGINT) stops and cleans up too.
-        trap 'kill -TERM "$smoke_pid" 2>/dev/null; wait "$smoke_pid" 2>/dev/null; exit 130' INT TERM
-    fi
-    local mvn_rc=0
-    mvn -B verify "$@" </dev/null || mvn_rc=$?
-    if [ -n "$smoke_pid" ] && [ ! -e "$smoke_started" ]; then
-        kill "$smoke_pid" 2>/dev/null || true # Maven ended before its contract server was up: no smoke started
-        wait "$smoke_pid" 2>/dev/null || true
-        smoke_pid=""
-    fi
+    mvn -B verify "$@" </dev/null || rc=$?
     local keys_left=0
-    check_redis_keys "$mvn_rc" || keys_left=1
-    if [ -n "$smoke_pid" ]; then
-        step "./teamdesk server-smoke, run beside the integration tests (TEAMDESK_SERVER_SMOKE=0 skips it; .run/server-smoke.log)"
-        wait "$smoke_pid" || smoke_rc=$?
-        trap - INT TERM
-        cat "$smoke_log"
-    elif [ "$mvn_rc" -eq 0 ] && [ "$keys_left" = 0 ] && [ "$server_smoke" != 0 ]; then # no ITs, no contract server
+    check_redis_keys "$rc" || keys_left=1
+    [ "$keys_left" = 0 ] || [ "$rc" -ne 0 ] || rc=1
+    if [ "$rc" -eq 0 ] && [ "$server_smoke" != 0 ]; then
+        smoke_ran=1
+        # The same WAR on the full Payara Server (issue 14 part 4; ~2 min). TEAMDESK_SERVER_SMOKE=0 skips it.
         step "Tests passed; now ./teamdesk server-smoke (TEAMDESK_SERVER_SMOKE=0 skips it)"
-        "$ROOT/scripts/server-smoke.sh" || smoke_rc=$?
+        "$ROOT/scripts/server-smoke.sh" || rc=$?
+        [ "$rc" -eq 0 ] || printf '\n%sserver-smoke FAILED (exit %d).%s Logs: .run/server-smoke.server.log, .run/server-smoke.asadmin.log\n' "$RED" "$rc" "$R" >&2
     fi
-    if [ "$mvn_rc" -ne 0 ]; then
-        rc=$mvn_rc
-        printf '\n%sTests FAILED (mvn exit %d).%s Reports: target/surefire-reports, target/failsafe-reports\n' "$RED" "$rc" "$R" >&2
+    if [ "$rc" -eq 0 ]; then
+        step "Tests passed"
     elif [ "$keys_left" = 1 ]; then
-        rc=1
         printf '\n%sTests FAILED: they passed but left Redis keys behind (listed above).%s\n' "$RED" "$R" >&2
+    elif [ "$smoke_ran" = 0 ]; then
+        printf '\n%sTests FAILED (mvn exit %d).%s Reports: target/surefire-reports, target/failsafe-reports\n' "$RED" "$rc" "$R" >&2
     fi
-    if [ "$smoke_rc" -ne 0 ]; then
-        [ "$rc" -ne 0 ] || rc=$smoke_rc
-        printf '\n%sserver-smoke FAILED (exit %d).%s Logs: .run/server-smoke.log, .run/server-smoke.server.log, .run/server-smoke.asadmin.log\n' "$RED" "$smoke_rc" "$R" >&2
-    fi
-    [ "$rc" -ne 0 ] || step "Tests passed"
     return "$rc"
 }
 
