@@ -24,9 +24,17 @@
  * ({@code EngineCase.deployment(config, ThisIT.class)}), the engine beans every such test injects and the reset
  * of its gates after each test.</li>
  * </ul>
- * A client-side test with a server of its own (calls the API over HTTP):
+ * <h2>Two lanes</h2>
+ * Failsafe runs two classes at a time (pom.xml; docs/decisions.md "The suite in two lanes"). A class marked
+ * {@code @Execution(ExecutionMode.SAME_THREAD)} runs one after another with the other marked ones: every
+ * Arquillian class (Arquillian holds one deployment per JVM) and every class that works on the public schema. An
+ * unmarked class runs beside them and must have a schema of its own ({@code it.lifecycle.PrivateSchema}, its
+ * servers started by {@code ServerProcess}). {@code it.LanesTest} checks both.
+ *
+ * <p>A client-side test with a server of its own (calls the API over HTTP):
  * <pre>{@code
  * @ExtendWith(ArquillianExtension.class)
+ * @Execution(ExecutionMode.SAME_THREAD)
  * class SomethingIT {
  *     @Deployment(testable = false)
  *     static WebArchive deployment() {
@@ -43,6 +51,7 @@
  * deployment only:
  * <pre>{@code
  * @ExtendWith(ArquillianExtension.class)
+ * @Execution(ExecutionMode.SAME_THREAD)
  * class EngineIT {
  *     @Deployment
  *     static WebArchive deployment() {
