@@ -19,6 +19,8 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.UnifiedJedis;
@@ -37,7 +39,12 @@ import redis.clients.jedis.UnifiedJedis;
  * </ul>
  * Each test gets a fresh cluster on ports 7111-7116 (the killed master cannot come back into its slot).
  * Ordering is by latches and worker events; the bounded polls only detect a state change.
+ *
+ * <p>The class runs beside the other unit tests (pom.xml, Surefire): most of its time is the cluster's failover
+ * timeouts, and no other class of that run uses ports 7111-7116. Its own tests run one after another (each
+ * method {@code SAME_THREAD}: they start their clusters on the same ports).
  */
+@Execution(ExecutionMode.CONCURRENT)
 class QueueClusterFailoverTest {
 
     private static final int BASE_PORT = Integer.getInteger("teamdesk.test.failoverClusterPort", 7111);
@@ -83,6 +90,7 @@ class QueueClusterFailoverTest {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void aPlannedFailoverOfTheQueuesMasterLosesNothingAndTheJobCompletesOnce() throws Exception {
         CountDownLatch holds = new CountDownLatch(1);
         CountDownLatch resume = gate();
@@ -115,6 +123,7 @@ class QueueClusterFailoverTest {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void whenTheQueuesMasterDiesTheInFlightJobStallsAndIsRunAgainOnceTheReplicaTookOver() throws Exception {
         CountDownLatch holds = new CountDownLatch(1);
         CountDownLatch resume = gate();
