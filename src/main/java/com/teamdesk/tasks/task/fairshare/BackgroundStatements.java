@@ -3,8 +3,6 @@ package com.teamdesk.tasks.task.fairshare;
 import com.teamdesk.tasks.task.spi.StatementPermits;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.context.Initialized;
-import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -43,15 +41,6 @@ public class BackgroundStatements implements StatementPermits {
     private int bound;
     private final AtomicLong waits = new AtomicLong();
     private final AtomicLong waitedNanos = new AtomicLong();
-
-    /**
-     * Created while the application starts, on the deploying thread, so its bound is the WAR's setting: the first use
-     * could otherwise be a {@code /metrics} scrape (the gauges of {@code TaskMetrics}) on a server with its worker off,
-     * on a thread of the server that sees only the server's configuration.
-     */
-    void createAtStartup(@Observes @Initialized(ApplicationScoped.class) Object ignored) {
-        // the observer's delivery creates this bean; init() does the work
-    }
 
     @PostConstruct
     void init() {

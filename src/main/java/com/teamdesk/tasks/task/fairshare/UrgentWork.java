@@ -1,16 +1,12 @@
 package com.teamdesk.tasks.task.fairshare;
 
-import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.context.Initialized;
-import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
@@ -36,7 +32,6 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  */
 @ApplicationScoped
 public class UrgentWork {
-    private static final Logger LOG = Logger.getLogger(UrgentWork.class.getName());
     private final Object lock = new Object();
     /**
      * Urgent windows open now: written under {@link #lock} only; volatile so that {@link #yieldToUrgent()} reads it
@@ -65,22 +60,6 @@ public class UrgentWork {
     long handoverMs;
 
     private record HandedOver(Window window, long deadlineNanos) {
-    }
-
-    /**
-     * Created while the application starts, on the deploying thread, so its settings are the WAR's: the first use
-     * could otherwise be a {@code /metrics} scrape (the gauges of {@code TaskMetrics} read it), on a thread of the
-     * server that sees only the server's configuration.
-     */
-    void createAtStartup(@Observes @Initialized(ApplicationScoped.class) Object ignored) {
-        // the observer's delivery creates this bean; settings() says what it read
-    }
-
-    @PostConstruct
-    void settings() {
-        LOG.info(() -> "fair share (R47): background statements yield to urgent work for at most " + yieldMs
-                + " ms each (0: off), urgent from priority " + reservedMinPriority + ", a POST's window handed over for "
-                + handoverMs + " ms");
     }
 
     /**

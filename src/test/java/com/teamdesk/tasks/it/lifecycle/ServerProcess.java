@@ -203,7 +203,6 @@ final class ServerProcess implements AutoCloseable {
             if (!process.isAlive()) {
                 throw new AssertionError(name + " exited (" + process.exitValue() + ") before it was ready; see " + log);
             }
-            scrapeMetrics();
             Optional<HttpResponse<String>> r = health();
             if (r.isPresent()) {
                 last = r.get().statusCode() + " " + r.get().body();
@@ -256,19 +255,6 @@ final class ServerProcess implements AutoCloseable {
     }
 
     /** @return the answer of {@code GET /health}, or empty when the server does not answer */
-    /**
-     * {@code GET /metrics}, its answer ignored: Prometheus scrapes a server from its start, so every server of the
-     * suite is scraped while it boots, before any request reaches it (ScrapeFromBootIT).
-     */
-    private void scrapeMetrics() throws InterruptedException {
-        try {
-            HTTP.send(HttpRequest.newBuilder(root().resolve("metrics")).timeout(Duration.ofSeconds(10)).build(),
-                    HttpResponse.BodyHandlers.discarding());
-        } catch (IOException e) {
-            // not listening yet
-        }
-    }
-
     Optional<HttpResponse<String>> health() throws InterruptedException {
         try {
             return Optional.of(HTTP.send(HttpRequest.newBuilder(root().resolve("health"))
