@@ -47,8 +47,8 @@ public class RedisResources {
 
     /**
      * Created while the application starts, on the deploying thread: its settings are then the WAR's. A first use on
-     * a thread of the server (a {@code /metrics} scrape, a readiness probe polling from the start) would read the
-     * server's configuration, and the queue would run under the default prefix.
+     * a thread of the server outside the application's requests (a readiness probe polling from the start) would
+     * read the server's configuration, and the queue would run under the default prefix.
      */
     void openAtStartup(@Observes @Initialized(ApplicationScoped.class) Object ignored) {
         // the observer's delivery creates this bean; open() does the work

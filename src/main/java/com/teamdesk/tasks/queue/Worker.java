@@ -53,7 +53,6 @@ public final class Worker implements AutoCloseable {
     /** Longest single blocking wait of the fetch loop, in ms (self-heals a lost wake-up marker). */
     static final long MAX_BLOCK_MS = FetchLoop.MAX_BLOCK_MS;
 
-
     private static final Logger LOG = Logger.getLogger(Worker.class.getName());
 
     private enum Phase { NEW, RUNNING, CLOSING, CLOSED }

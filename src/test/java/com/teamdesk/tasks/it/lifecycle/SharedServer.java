@@ -143,8 +143,7 @@ public final class SharedServer implements BeforeAllCallback {
             Map<String, String> settings = new TreeMap<>(config);
             settings.put("teamdesk.redis.prefix", prefix); // deleted at the end of the session, as every deployment's
             TestDeployments.app(settings).as(ZipExporter.class).exportTo(war.toFile(), true);
-            String db = System.getenv("TEAMDESK_DB_URL");
-            if (db == null || db.isBlank()) {
+            if (System.getenv("TEAMDESK_DB_URL") == null || System.getenv("TEAMDESK_DB_URL").isBlank()) {
                 throw new IllegalStateException("TEAMDESK_DB_URL is not set: run the ITs through Maven (mvn verify)");
             }
             ServerProcess server = ServerProcess.start(name, war, Map.of()); // its connections: applicationName
