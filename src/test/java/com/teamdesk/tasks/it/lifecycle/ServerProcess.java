@@ -140,6 +140,10 @@ final class ServerProcess implements AutoCloseable {
                 "-Duser.timezone=America/Sao_Paulo", "-Dorg.glassfish.grizzly.http.STRICT_HEADER_VALUE_VALIDATION_RFC_9110=false",
                 "-jar", jar.toString(), "--deploy", war.toString(),
                 "--contextroot", "/", "--port", Integer.toString(port), "--nocluster"));
+        Path classArchive = jar.resolveSibling("payara-micro.jsa"); // scripts/contract-server.sh class_archive
+        if (Files.isRegularFile(classArchive)) {
+            cmd.add(1, "-XX:SharedArchiveFile=" + classArchive); // a quarter less CPU per boot; not needed
+        }
         Path preBoot = Path.of("server-config", "pre-boot-commands.asadmin").toAbsolutePath();
         if (Files.isRegularFile(preBoot)) {
             cmd.addAll(List.of("--prebootcommandfile", preBoot.toString())); // as ./teamdesk up and Docker do
