@@ -93,9 +93,10 @@ stop() {
 
 # The classes the running server loaded (Payara's, the WAR's libraries and classes) as a dynamic CDS archive,
 # by `jcmd <pid> VM.cds dynamic_dump` (JDK 17+; the server runs with -XX:+RecordDynamicDumpInfo). About 40 IT
-# servers boot from it: each maps the classes instead of parsing and verifying them, about a quarter less CPU per
-# boot (docs/decisions.md "The suite in two lanes"). The JVM finds a class for a custom loader (OSGi bundles, the
-# web application) by name, size and CRC, so the test WARs' classes match too. Without jcmd, or when the dump
+# servers boot from it: each maps the classes instead of parsing and verifying them, about 13 % less CPU per boot
+# on a quiet machine, more under load (docs/decisions.md "The tests' servers boot from a class archive"). The JVM
+# finds a class for a custom loader (OSGi bundles, the web application) by name, size and CRC, so the test WARs'
+# classes match too. Without jcmd, or when the dump
 # fails, the tests run as before (slower): an optimisation, not a service the tests need.
 class_archive() {
     local jcmd started=$SECONDS
