@@ -96,8 +96,8 @@ stop() {
 # servers boot from it: each maps the classes instead of parsing and verifying them, about 13 % less CPU per boot
 # on a quiet machine, more under load (docs/decisions.md "The tests' servers boot from a class archive"). The JVM
 # finds a class for a custom loader (OSGi bundles, the web application) by name, size and CRC, so the test WARs'
-# classes match too. Without jcmd, or when the dump
-# fails, the tests run as before (slower): an optimisation, not a service the tests need.
+# classes match too. Without jcmd, or when the dump fails, the tests run as before (slower): an optimisation, not a
+# service the tests need.
 class_archive() {
     local jcmd started=$SECONDS
     rm -f "$CLASS_ARCHIVE" "$CLASS_ARCHIVE.tmp"
