@@ -35,7 +35,7 @@ import java.util.stream.Collectors;
  * Validates every answer the API ITs receive ({@link com.teamdesk.tasks.it.support.Api#send}) against the OpenAPI
  * document that the server which sent it serves (issue 50): status, {@code Content-Type} and body schema, by
  * Atlassian's swagger-request-validator. The document is fetched once per server root ({@code GET /openapi},
- * JSON) and its validator cached.
+ * JSON) and its validator cached, one per distinct document text.
  *
  * <p>Only responses are judged: the hostile tests send bad requests on purpose, so every
  * {@code validation.request.*} message is ignored through the {@link LevelResolver} — and with them the
@@ -59,6 +59,7 @@ public final class ResponseContract implements ResponseCheck {
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(10)).build();
     private static final Map<URI, OpenApiInteractionValidator> VALIDATORS = new ConcurrentHashMap<>();
+    private static final Map<String, OpenApiInteractionValidator> BY_DOCUMENT = new ConcurrentHashMap<>();
     private static final AtomicLong VALIDATED = new AtomicLong();
     private static final AtomicLong MISMATCHED = new AtomicLong();
     private static final AtomicLong NOT_IN_DOCUMENT = new AtomicLong();
@@ -212,7 +213,9 @@ public final class ResponseContract implements ResponseCheck {
     }
 
     private static OpenApiInteractionValidator validatorFor(URI root) {
-        return VALIDATORS.computeIfAbsent(root, r -> validator(fetch(r.resolve("openapi"))));
+        // each server's own document, parsed once per distinct text (most servers of a run serve the same one)
+        return VALIDATORS.computeIfAbsent(root, r -> BY_DOCUMENT.computeIfAbsent(fetch(r.resolve("openapi")),
+                ResponseContract::validator));
     }
 
     private static String fetch(URI openapi) {
