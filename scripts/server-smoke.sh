@@ -167,6 +167,19 @@ wait_task() { # wait_task <id> <token>: until COMPLETED (fails on FAILED or time
 
 # ----------------------------------------------------------------------------------------
 
+fetch_dist() { # the distribution zip into target/payara-dist, unless a sound one is there
+    if [ -s "$DIST_ZIP" ] && unzip -tq "$DIST_ZIP" >/dev/null 2>&1; then
+        ok "cached: ${DIST_ZIP#"$ROOT"/}"
+    else
+        info "mvn dependency:copy -> ${DIST_DIR#"$ROOT"/} (~170 MB the first time; log .run/server-smoke.fetch.log)"
+        mvn -B org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
+            -Dartifact="fish.payara.distributions:payara:$SERVER_VERSION:zip" -DoutputDirectory="$DIST_DIR" \
+            >"$RUN_DIR/server-smoke.fetch.log" 2>&1 </dev/null ||
+            { tail -n 30 "$RUN_DIR/server-smoke.fetch.log" >&2; die "Could not fetch the Payara Server distribution from Maven Central (log above)."; }
+        ok "$(du -h "$DIST_ZIP" | cut -f1) ${DIST_ZIP#"$ROOT"/}"
+    fi
+}
+
 main_smoke() {
     local base t code id csv token ops ready deadline out
 
@@ -189,19 +202,16 @@ main_smoke() {
     prepare_database "$SMOKE_DB" fresh
     redis-cli -u "$TEAMDESK_REDIS_URL" --scan --pattern "$SMOKE_PREFIX:*" 2>/dev/null |
         xargs -r -n 200 redis-cli -u "$TEAMDESK_REDIS_URL" del >/dev/null 2>&1 || true   # a failed run's keys
-    if needs_build; then build; else ok "target/teamdesk-tasks.war is up to date"; fi
+    if ! needs_build; then
+        ok "target/teamdesk-tasks.war is up to date"
+    elif [ "${TEAMDESK_SMOKE_NO_BUILD:-0}" = 1 ]; then # beside ./teamdesk test's Maven: never a second build
+        die "target/teamdesk-tasks.war is older than pom.xml or src/main (changed while the tests ran?)"
+    else
+        build
+    fi
 
     sstep "Payara Server $SERVER_VERSION: fish.payara.distributions:payara:$SERVER_VERSION:zip (Maven Central)"
-    if [ -s "$DIST_ZIP" ] && unzip -tq "$DIST_ZIP" >/dev/null 2>&1; then
-        ok "cached: ${DIST_ZIP#"$ROOT"/}"
-    else
-        info "mvn dependency:copy -> ${DIST_DIR#"$ROOT"/} (~170 MB the first time; log .run/server-smoke.fetch.log)"
-        mvn -B org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
-            -Dartifact="fish.payara.distributions:payara:$SERVER_VERSION:zip" -DoutputDirectory="$DIST_DIR" \
-            >"$RUN_DIR/server-smoke.fetch.log" 2>&1 </dev/null ||
-            { tail -n 30 "$RUN_DIR/server-smoke.fetch.log" >&2; die "Could not fetch the Payara Server distribution from Maven Central (log above)."; }
-        ok "$(du -h "$DIST_ZIP" | cut -f1) ${DIST_ZIP#"$ROOT"/}"
-    fi
+    fetch_dist
     rm -rf "$SERVER_DIR"
     mkdir -p "$SERVER_DIR"
     unzip -q "$DIST_ZIP" -d "$SERVER_DIR" || die "Could not unpack $DIST_ZIP"
@@ -389,4 +399,11 @@ main_smoke() {
     PASSED=1
 }
 
+if [ "${1:-}" = --fetch ]; then # ./teamdesk test, before its Maven: only the download (never two Mavens fetching at once)
+    trap - EXIT
+    [ -n "$SERVER_VERSION" ] || die "Could not read payara.micro.version from pom.xml (set TEAMDESK_PAYARA_SERVER_VERSION)."
+    mkdir -p "$RUN_DIR"
+    fetch_dist
+    exit 0
+fi
 main_smoke "$@"
