@@ -59,10 +59,11 @@ cmd_test() {
         SMOKE_BESIDE_PID=''
     fi
     if [ -n "$SMOKE_BESIDE_PID" ] && [ "$rc" -ne 0 ]; then
-        kill "$SMOKE_BESIDE_PID" 2>/dev/null || true # its trap stops the domain and keeps the logs
+        local smoke_end="had ended"
+        ! kill "$SMOKE_BESIDE_PID" 2>/dev/null || smoke_end="was stopped" # its trap stops the domain, keeps the logs
         wait "$SMOKE_BESIDE_PID" 2>/dev/null || true
         SMOKE_BESIDE_PID=''
-        warn "the Payara Server smoke beside the tests was stopped: the tests failed (its output: ${SMOKE_BESIDE_OUT#"$ROOT"/})"
+        warn "the Payara Server smoke beside the tests $smoke_end; the tests failed (its output: ${SMOKE_BESIDE_OUT#"$ROOT"/})"
     elif [ -n "$SMOKE_BESIDE_PID" ]; then
         smoke_ran=1
         step "Tests passed; the Payara Server smoke ran beside them (./teamdesk server-smoke; TEAMDESK_SERVER_SMOKE=0 skips it)"
