@@ -100,8 +100,9 @@ smoke_beside() { # run in the background by cmd_test; killed by it if Maven ends
     until [ -s "$SMOKE_BESIDE_URL_FILE" ]; do sleep 1; done
     mkdir -p "$RUN_DIR"
     : >"$SMOKE_BESIDE_STARTED"
-    # Never a build of its own beside Maven's (server-smoke.sh fails instead if the WAR is older than the sources).
-    TEAMDESK_SMOKE_NO_BUILD=1 exec "$ROOT/scripts/server-smoke.sh" >"$SMOKE_BESIDE_OUT" 2>&1 </dev/null
+    # Prepared by cmd_test: the WAR built by Maven (never a second build beside it: server-smoke.sh fails instead if
+    # the WAR is older than the sources) and the distribution fetched and checked (not unzipped twice for a test).
+    TEAMDESK_SMOKE_PREPARED=1 exec "$ROOT/scripts/server-smoke.sh" >"$SMOKE_BESIDE_OUT" 2>&1 </dev/null
 }
 
 runs_its() { # runs_its <mvn args...>: false when the arguments skip Failsafe's integration tests
