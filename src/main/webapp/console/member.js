@@ -3,6 +3,7 @@
 import { api, download, kinds, openStream } from './api.js';
 import { h, fill, time, empty, failed, table, field, say, describe, isoLocal, ZONE } from './ui.js';
 import * as schedules from './schedules.js';
+import * as batches from './batches.js';
 import { renderTimeline } from './timeline.js';
 
 const STATUS_WORDS = {
@@ -68,6 +69,7 @@ function selectTeam(m) {
   renderTeams();
   if (live && live.teamId !== m.teamId) unmount();
   tasks = new Map();
+  batches.reset();
   const customer = m.role === 'CUSTOMER';
   const content = document.getElementById('team-content');
   fill(content,
@@ -75,6 +77,9 @@ function selectTeam(m) {
     h('section.card', { 'aria-labelledby': 'tickets-title' },
       h('h3#tickets-title', 'Tickets'),
       filterForm(),
+      customer ? null : h('div.actions', batches.bulkRemindButton(m, filters)),
+      h('div#bulk-box'),
+      h('div#batch-progress', { 'aria-live': 'polite' }),
       h('div#tickets', { 'aria-live': 'polite' }),
       h('div#remind-box')),
     h('section.card', { 'aria-labelledby': 'export-title' },
@@ -164,10 +169,7 @@ function filters() {
 
 async function loadTickets(more) {
   const box = document.getElementById('tickets');
-  const f = filters();
-  const q = new URLSearchParams();
-  for (const s of f.status || []) q.append('status', s);
-  for (const k of ['assigneeId', 'q', 'createdFrom', 'createdTo']) if (f[k]) q.set(k, f[k]);
+  const q = batches.ticketQuery(filters());
   q.set('limit', '100');
   if (more && ticketCursor) q.set('cursor', ticketCursor);
   if (!more) fill(box, h('p.muted', 'Loading tickets…'));
@@ -298,7 +300,11 @@ function startTasks() {
 function connect(l) {
   l.close = openStream(`/api/v1/teams/${l.teamId}/tasks/events`, {
     onEvent: ev => {
-      if (ev.event === 'task' && team && team.teamId === l.teamId) upsert(JSON.parse(ev.data), true);
+      if (ev.event === 'task' && team && team.teamId === l.teamId) {
+        const t = JSON.parse(ev.data);
+        upsert(t, true);
+        batches.taskChanged(t);
+      }
     },
     onState: (s, err) => {
       l.state = { s, err };

@@ -125,6 +125,8 @@ function renderOverview(box, o) {
     h('dl.figures',
       h('dt', 'Oldest waiting'), h('dd#ops-oldest', duration(o.oldestWaitingAgeMs)),
       h('dt', 'Due but not dispatched'), h('dd#ops-due', String(o.dueUndispatched)),
+      h('dt', 'Waiting for other tasks'), h('dd#ops-waiting-for-others', String(o.waitingForOthers)),
+      h('dt', 'Open batches'), h('dd#ops-open-batches', String(o.openBatches)),
       h('dt', 'Running'), h('dd#ops-running-count', String(o.running.length))),
     table('Tasks by status and kind', ['Status', ...kinds],
       statuses.map(s => h('tr', h('th', { scope: 'row' }, s), kinds.map(k => h('td.num', String(count(s, k))))))));

@@ -202,17 +202,7 @@ public final class P4Latency {
      * events name these tasks, and the tickets' versions went up by {@code tasks} in all.
      */
     static void engineReminder(Api api, String token, Connection db, int tasks) throws Exception {
-        List<UUID[]> tickets = new ArrayList<>(); // {ticket, team}
-        try (PreparedStatement ps = db.prepareStatement("SELECT k.id, k.team_id FROM ticket k JOIN team t ON t.id = k.team_id"
-                + " WHERE t.slug LIKE 'bench-rem-%' AND k.status = 'OPEN' AND k.assignee_id IS NOT NULL ORDER BY k.id");
-                ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                tickets.add(new UUID[] {rs.getObject(1, UUID.class), rs.getObject(2, UUID.class)});
-            }
-        }
-        if (tickets.isEmpty()) {
-            throw new IllegalStateException("no OPEN tickets of the teams bench-rem-*: load bench/sql/server-data.sql");
-        }
+        List<UUID[]> tickets = remTickets(db, "k.id"); // {ticket, team}
         List<UUID> warm = new ArrayList<>();
         for (int i = 0; i < Math.max(20, tickets.size()); i++) { // warm-up, and the reminders whose filters the rows copy
             UUID[] t = tickets.get(i % tickets.size());
@@ -275,8 +265,27 @@ public final class P4Latency {
                 events, bumps));
     }
 
+    /**
+     * @param orderBy the rows' order ({@code k.id}, or {@code k.team_id, k.id})
+     * @return {ticket, team} of the OPEN, assigned tickets of the teams bench-rem-* (bench/sql/server-data.sql)
+     */
+    static List<UUID[]> remTickets(Connection db, String orderBy) throws Exception {
+        List<UUID[]> tickets = new ArrayList<>();
+        try (PreparedStatement ps = db.prepareStatement("SELECT k.id, k.team_id FROM ticket k JOIN team t ON t.id = k.team_id"
+                + " WHERE t.slug LIKE 'bench-rem-%' AND k.status = 'OPEN' AND k.assignee_id IS NOT NULL ORDER BY " + orderBy);
+                ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                tickets.add(new UUID[] {rs.getObject(1, UUID.class), rs.getObject(2, UUID.class)});
+            }
+        }
+        if (tickets.isEmpty()) {
+            throw new IllegalStateException("no OPEN tickets of the teams bench-rem-*: load bench/sql/server-data.sql");
+        }
+        return tickets;
+    }
+
     /** @return seconds from the first claim of the tasks (bench_claim) to the last one's completion */
-    private static double claimToLastCompletionSeconds(Connection db, List<UUID> ids) throws Exception {
+    static double claimToLastCompletionSeconds(Connection db, List<UUID> ids) throws Exception {
         try (PreparedStatement ps = db.prepareStatement("SELECT extract(epoch FROM max(t.updated_at) - min(c.claimed_at))"
                 + " FROM background_task t JOIN bench_claim c ON c.task_id = t.id WHERE t.id = ANY(?)")) {
             ps.setArray(1, db.createArrayOf("uuid", ids.toArray()));

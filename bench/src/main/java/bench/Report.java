@@ -39,7 +39,7 @@ public final class Report {
     /** suffix "" reads the latest run of each figure, ".prev" the run before it (kept by bench/run's finish). */
     private Report(Path results, String suffix) throws IOException {
         this.results = results;
-        for (String f : List.of("P1", "P2", "P2s", "P3", "P3L", "P4", "P5", "P7", "P8")) {
+        for (String f : List.of("P1", "P2", "P2s", "P3", "P3L", "P4", "P5", "P7", "P8", "P9")) {
             Path p = results.resolve(f + suffix + ".json");
             if (Files.exists(p)) {
                 figures.put(f, JsonParser.parseString(Files.readString(p)).getAsJsonObject());
@@ -69,6 +69,49 @@ public final class Report {
         p5(details);
         p7(details);
         p8(details);
+        p9(details);
+    }
+
+    // ---- P9 (issue 52) ----
+
+    private void p9(StringBuilder d) throws IOException {
+        d.append("## P9: batches (issue 52): 10 000 reminders as 10 batches of 1 000, against one POST each\n\n");
+        JsonObject r = figures.get("P9");
+        if (r == null || r.has("blocked")) {
+            missing("P9 create, batches vs one POST each (s)", "(one POST each)", "≥ 20", d, r);
+            return;
+        }
+        JsonObject batch = r.getAsJsonObject("batch");
+        JsonObject single = r.getAsJsonObject("single");
+        JsonObject seed = r.getAsJsonObject("seed");
+        double bc = batch.get("createSeconds").getAsDouble();
+        double sc = single.get("createSeconds").getAsDouble();
+        double be = batch.get("claimToLastCompletionSeconds").getAsDouble();
+        double se = single.get("claimToLastCompletionSeconds").getAsDouble();
+        double flow = seed.get("flowCreateSeconds").getAsDouble();
+        summary.add(new String[] {"P9 create 10 000 reminders, batches (s)", fmt2(bc), fmt2(sc) + " (one POST each)",
+                fmt2(sc / bc), "≥ 20"});
+        summary.add(new String[] {"P9 execution with the batch's bookkeeping (s)", fmt2(be), fmt2(se) + " (no batch)",
+                fmt2(se / be), "≥ 0.91"});
+        summary.add(new String[] {"P9 create vs BullMQ flows (s)", fmt2(bc), fmt2(flow) + " (BullMQ FlowProducer)",
+                fmt2(flow / bc), "(reported)"});
+        verdict("P9", sc / bc >= 20 && se / be >= 0.91, "create " + fmt2(sc / bc) + " (≥ 20), bookkeeping "
+                + fmt2(se / be) + " (≥ 0.91)");
+        meta(d, r);
+        d.append("| ours | create (s) | first claim to last completion (s) | end to end (s) | machine CPU per task (ms) |\n"
+                + "|---|---|---|---|---|\n");
+        d.append("| batches of 1 000, a report each | ").append(val(batch.get("createSeconds"))).append(" | ")
+                .append(val(batch.get("claimToLastCompletionSeconds"))).append(" | ")
+                .append(val(batch.get("allCompletedSeconds"))).append(" | ").append(val(batch.get("cpuMsPerTask")))
+                .append(" |\n");
+        d.append("| one POST each (8 clients) | ").append(val(single.get("createSeconds"))).append(" | ")
+                .append(val(single.get("claimToLastCompletionSeconds"))).append(" | ")
+                .append(val(single.get("allCompletedSeconds"))).append(" | ").append(val(single.get("cpuMsPerTask")))
+                .append(" |\n\n");
+        d.append("The seed's stack, create side only (BullMQ ").append(val(seed.get("bullmq")))
+                .append(", no ledger rows): 10 flows of 1 000 children ").append(val(seed.get("flowCreateSeconds")))
+                .append(" s; 10 addBulk of 1 000 ").append(val(seed.get("addBulkCreateSeconds"))).append(" s.\n\n");
+        notes(d, "P9");
     }
 
     private String render() throws IOException {

@@ -28,6 +28,11 @@ final class ApiSchemas {
     record TaskPage(List<TaskJson> items, String nextCursor) {
     }
 
+    /** A page of batches (issue 52). */
+    @Schema(name = "BatchPage")
+    record BatchPage(List<BatchJson> items, String nextCursor) {
+    }
+
     /** A page of tickets. */
     @Schema(name = "TicketPage")
     record TicketPage(List<TicketJson> items, String nextCursor) {

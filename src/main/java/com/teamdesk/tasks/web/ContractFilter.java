@@ -88,6 +88,8 @@ public class ContractFilter implements OASFilter {
     /** The refusals of an operation besides the ones every operation of its shape has. */
     private static final Map<String, List<String>> OWN_REFUSALS = Map.ofEntries(
             Map.entry("createTeamTask", List.of("409", "422", "429")),
+            Map.entry("createTeamBatch", List.of("409", "422", "429")),
+            Map.entry("cancelBatch", List.of("409")),
             Map.entry("retryTask", List.of("409", "422")),
             Map.entry("cancelTask", List.of("409", "422")),
             Map.entry("getTaskResult", List.of("409", "410")),
@@ -103,7 +105,8 @@ public class ContractFilter implements OASFilter {
             Map.entry("runTimer", List.of("409")));
 
     /** Operations that honour {@code Idempotency-Key} (R25); a method-level {@code @Parameter} is lost by Payara. */
-    private static final Set<String> IDEMPOTENT = Set.of("createTeamTask", "retryTask", "cancelTask", "createTeamSchedule");
+    private static final Set<String> IDEMPOTENT = Set.of("createTeamTask", "retryTask", "cancelTask", "createTeamSchedule",
+            "createTeamBatch");
 
     /** The codes docs/api.md documents, as the {@code code} property's description lists them. */
     static final List<String> CODES = List.of("request.malformed", "request.header_invalid", "request.header_too_large",
@@ -120,7 +123,8 @@ public class ContractFilter implements OASFilter {
             "schedule.staff_only", "schedule.owner_left", "schedule.kind_gone", "schedule.version_mismatch",
             "schedule.if_match_required", "schedule.if_match_invalid", "schedule.run_now", "timer.not_found",
             "timer.busy", "admin.retry_limit", "limits.invalid", "resource.not_found", "service.unavailable",
-            "internal");
+            "internal", "batch.not_found", "batch.invalid", "batch.finished", "task.after_invalid", "task.after_cycle",
+            "task.after_too_deep", "task.prerequisite_not_found", "task.prerequisite_ended", "task.completion_only");
 
     @Override
     public void filterOpenAPI(OpenAPI api) {
@@ -327,7 +331,14 @@ public class ContractFilter implements OASFilter {
                             .description("\"" + kind.name() + "\""))
                     .addProperty("runAt", OASFactory.createSchema().type(Schema.SchemaType.STRING).format("date-time")
                             .description("Not before this instant (R24), ISO-8601 with an offset, at most a year ahead;"
-                                    + " absent: now"));
+                                    + " absent: now"))
+                    .addProperty("after", OASFactory.createSchema().type(Schema.SchemaType.ARRAY)
+                            .items(OASFactory.createSchema().type(Schema.SchemaType.STRING).format("uuid"))
+                            .description("R53: tasks of the same team this one waits for (in a batch also the indexes,"
+                                    + " as numbers, of other items); it is not dispatched before they all completed"))
+                    .addProperty("afterFailure", OASFactory.createSchema().type(Schema.SchemaType.STRING)
+                            .enumeration(List.of("CANCEL", "RUN")).description("R53: when a task it waits for failed for"
+                                    + " good or was cancelled: CANCEL (default: cancelled with that cause) or RUN"));
             for (RequestField f : h.requestFields()) {
                 body.addProperty(f.name(), f.schema() == null
                         ? OASFactory.createSchema().type(f.object() ? Schema.SchemaType.OBJECT : Schema.SchemaType.STRING)
@@ -342,6 +353,19 @@ public class ContractFilter implements OASFilter {
             by.addMapping(kind.name(), SCHEMAS + name);
         }
         c.addSchema("TaskCreate", create);
+        c.addSchema("BatchCreate", OASFactory.createSchema().type(Schema.SchemaType.OBJECT)
+                .description("Issue 52 (R51): many tasks as one, all or none, with an optional completion")
+                .addProperty("label", OASFactory.createSchema().type(Schema.SchemaType.STRING).maxLength(200))
+                .addProperty("items", OASFactory.createSchema().type(Schema.SchemaType.ARRAY).minItems(1)
+                        .maxItems(1000).items(OASFactory.createSchema().ref("TaskCreate"))
+                        .description("The children: task bodies, each with after and afterFailure if it waits"))
+                .addProperty("completion", OASFactory.createSchema().ref("TaskCreate")
+                        .description("Runs once when every child has ended (R52); e.g. {\"kind\": \"BATCH_REPORT\"}"))
+                .addProperty("onChildFailure", OASFactory.createSchema().type(Schema.SchemaType.STRING)
+                        .enumeration(List.of("CONTINUE", "CANCEL_REST")).defaultValue("CONTINUE"))
+                .addProperty("completionWhenCancelled", OASFactory.createSchema().type(Schema.SchemaType.BOOLEAN)
+                        .defaultValue(Boolean.FALSE))
+                .required(List.of("items")));
     }
 
     /** @return {@code ExportTaskCreate} for EXPORT, {@code SlaEscalationTaskCreate} for SLA_ESCALATION */
@@ -405,7 +429,7 @@ public class ContractFilter implements OASFilter {
                 s.setType(Schema.SchemaType.STRING);
                 s.setNullable(true);
             }
-            boolean answer = !name.endsWith("TaskCreate") && !name.equals("Problem");
+            boolean answer = !name.endsWith("TaskCreate") && !name.equals("BatchCreate") && !name.equals("Problem");
             if (s.getProperties() != null) {
                 Map<String, Schema> props = new LinkedHashMap<>();
                 s.getProperties().forEach((p, ps) -> props.put(p, property(ps, answer)));

@@ -29,6 +29,9 @@ import java.util.UUID;
  * @param cancelledBy who cancelled it, else null
  * @param scheduleId  issue 31: the schedule this task is an occurrence of, else null
  * @param slotAt      issue 31: the schedule's slot it runs for, else null (not an occurrence, or a "run now")
+ * @param batchId     issue 52: the batch it is a child of, else null
+ * @param completesBatch issue 52: the batch it is the completion of, else null
+ * @param waitsFor    issue 52 (R53): how many tasks it still waits for before it is dispatched
  * @param links   {@code self} always; {@code result} for a COMPLETED task of a kind that offers a
  *                file (the export) whose file has not
  *                expired; {@code retry} when FAILED or CANCELLED; {@code cancel} when WAITING or RUNNING;
@@ -37,12 +40,13 @@ import java.util.UUID;
 @JsonbNillable
 @JsonbPropertyOrder({"id", "kind", "teamId", "ownerId", "scope", "filters", "status", "run", "displayRun", "attempts",
         "progress", "lastError", "resultSummary", "expiresAt", "runAt", "waitingReason", "waitingUntil", "cancelledAt", "cancelledBy", "scheduleId",
-        "slotAt", "createdAt", "updatedAt", "links"})
+        "slotAt", "batchId", "completesBatch", "waitsFor", "createdAt", "updatedAt", "links"})
 @org.eclipse.microprofile.openapi.annotations.media.Schema(name = "Task")
 public record TaskJson(UUID id, String kind, UUID teamId, UUID ownerId, TaskScope scope, JsonObject filters,
         TaskStatus status, int run, int displayRun, int attempts, int progress, String lastError,
         String resultSummary, Instant expiresAt, Instant runAt, String waitingReason, Instant waitingUntil, Instant cancelledAt,
-        UUID cancelledBy, UUID scheduleId, Instant slotAt, Instant createdAt, Instant updatedAt, Links links) {
+        UUID cancelledBy, UUID scheduleId, Instant slotAt, UUID batchId, UUID completesBatch, int waitsFor,
+        Instant createdAt, Instant updatedAt, Links links) {
 
     /** The waiting reason of a task whose team runs as many tasks as an operator's cap allows (issue 30). */
     public static final String TEAM_AT_CAP = "Your team is running as many tasks at once as its limit allows;"
@@ -76,10 +80,11 @@ public record TaskJson(UUID id, String kind, UUID teamId, UUID ownerId, TaskScop
      * @param cancel the cancel (R23), only when WAITING or RUNNING
      * @param schedule the schedule of an occurrence (issue 31), while it exists
      * @param executions the task's execution history (R43), always
+     * @param batch the batch it is a child or the completion of (issue 52)
      */
-    @JsonbPropertyOrder({"self", "result", "retry", "cancel", "schedule", "executions"})
+    @JsonbPropertyOrder({"self", "result", "retry", "cancel", "schedule", "executions", "batch"})
     @org.eclipse.microprofile.openapi.annotations.media.Schema(name = "TaskLinks")
-    public record Links(URI self, URI result, URI retry, URI cancel, URI schedule, URI executions) {
+    public record Links(URI self, URI result, URI retry, URI cancel, URI schedule, URI executions, URI batch) {
     }
 
     /** @return the JSON form of a ledger row, links built by {@link ApiLinks} (never from the Host header) */
@@ -96,8 +101,11 @@ public record TaskJson(UUID id, String kind, UUID teamId, UUID ownerId, TaskScop
         return new TaskJson(t.id(), t.kind().name(), t.teamId(), t.ownerId(), t.scope(), filters(t.params()), t.status(),
                 t.run(), t.run() + 1, t.attempts(), t.progress(), t.lastError(), t.resultSummary(), t.expiresAt(),
                 t.runAt(), reason(waiting, t.kind().name()), waiting == null ? null : waiting.until(), t.cancelledAt(),
-                t.cancelledBy(), t.scheduleId(), t.slotAt(), t.createdAt(), t.updatedAt(), new Links(self, result, retry, cancel,
-                t.scheduleId() == null ? null : links.schedule(t.scheduleId()), links.api("tasks/" + t.id() + "/executions")));
+                t.cancelledBy(), t.scheduleId(), t.slotAt(), t.batchId(), t.completesBatch(), t.waitsFor(), t.createdAt(),
+                t.updatedAt(), new Links(self, result, retry, cancel,
+                t.scheduleId() == null ? null : links.schedule(t.scheduleId()), links.api("tasks/" + t.id() + "/executions"),
+                t.batchId() != null ? links.api("batches/" + t.batchId())
+                        : t.completesBatch() != null ? links.api("batches/" + t.completesBatch()) : null));
     }
 
     /** @return a stored parameters JSON text as an object (empty when none); also a schedule's task (issue 31) */

@@ -1,5 +1,6 @@
 package com.teamdesk.tasks.web;
 
+import com.teamdesk.tasks.task.batch.Prerequisites;
 import com.teamdesk.tasks.task.engine.TaskKinds;
 import com.teamdesk.tasks.task.idempotency.IdempotentRequest;
 import com.teamdesk.tasks.task.service.TaskService;
@@ -85,8 +86,10 @@ public class TeamTaskResource {
     public Response create(@PathParam("teamId") String teamId, @Context HttpHeaders headers, InputStream body) {
         UUID team = RequestInput.pathId(teamId, "team.not_found");
         List<RequestField> fields = kinds.requestFields();
-        JsonObject o = RequestInput.object(body, headers.getMediaType(),
-                fields.stream().map(RequestField::name).collect(Collectors.toSet()), limits);
+        java.util.Set<String> allowed = fields.stream().map(RequestField::name).collect(Collectors.toSet());
+        allowed.add(Prerequisites.AFTER); // R53
+        allowed.add(Prerequisites.AFTER_FAILURE);
+        JsonObject o = RequestInput.object(body, headers.getMediaType(), allowed, limits);
         NewTaskRequest req = NewTaskRequest.of(o, fields);
         IdempotentRequest idem = IdempotentRequest.of(user.id(), headers.getHeaderString(IdempotentRequest.HEADER), "POST",
                 "teams/" + team + "/tasks", o.toString());

@@ -42,12 +42,13 @@ class ApiIT extends ApiCase {
 
     /**
      * Keys of a task body (API.md "Task body", plus runAt and the cancel fields of issue 13, the waitingReason and waitingUntil of
-     * issue 30 and the scheduleId and slotAt of issue 31); never executionId, never the CSV.
+     * issue 30, the scheduleId and slotAt of issue 31 and the batchId, completesBatch and waitsFor of issue 52); never
+     * executionId, never the CSV.
      */
     static final Set<String> TASK_KEYS = Set.of("id", "kind", "teamId", "ownerId", "scope", "filters", "status",
             "run", "displayRun", "attempts", "progress", "lastError", "resultSummary", "expiresAt", "runAt",
-            "waitingReason", "waitingUntil", "cancelledAt", "cancelledBy", "scheduleId", "slotAt", "createdAt", "updatedAt",
-            "links");
+            "waitingReason", "waitingUntil", "cancelledAt", "cancelledBy", "scheduleId", "slotAt", "batchId",
+            "completesBatch", "waitsFor", "createdAt", "updatedAt", "links");
     private static final Duration TASK_TIMEOUT = Duration.ofSeconds(60);
 
     @Override

@@ -112,7 +112,9 @@ public class AdminService {
             }
         }
         Long oldest = admin.oldestWaiting(now).map(t -> Math.max(0, now.toEpochMilli() - t.toEpochMilli())).orElse(null);
-        return new Overview(now, counts, oldest, admin.dueUndispatched(now), admin.running(now, 100), queue());
+        long[] waiting = admin.waitingForOthersAndOpenBatches();
+        return new Overview(now, counts, oldest, admin.dueUndispatched(now), waiting[0], waiting[1],
+                admin.running(now, 100), queue());
     }
 
     /** @return the queue's jobs by state, lower-case state names (waiting, delayed, active, completed, failed) */

@@ -20,13 +20,16 @@ public final class AdminViews {
      *
      * @param counts              tasks by status and kind (every combination, zeros included)
      * @param oldestWaitingAgeMs  now − runAt of the oldest due WAITING run; null when none waits
-     * @param dueUndispatched     WAITING runs due ({@code runAt <= now}) not yet handed to the queue
+     * @param dueUndispatched     WAITING runs due ({@code runAt <= now}) not yet handed to the queue, that wait for no
+     *                            other task
+     * @param waitingForOthers    issue 52: WAITING runs that wait for other tasks to complete (R53)
+     * @param openBatches         issue 52: batches some of whose children have not ended (R51)
      * @param running             RUNNING runs, oldest ledger write first (at most 100)
      * @param queue               the Redis queue's jobs by state
      */
     @JsonbNillable
     public record Overview(Instant at, List<Count> counts, Long oldestWaitingAgeMs, long dueUndispatched,
-            List<RunningRun> running, Map<String, Long> queue) {
+            long waitingForOthers, long openBatches, List<RunningRun> running, Map<String, Long> queue) {
     }
 
     /** Tasks of one status and kind. */

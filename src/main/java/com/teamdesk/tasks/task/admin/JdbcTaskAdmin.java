@@ -62,7 +62,14 @@ public class JdbcTaskAdmin {
     /** @return WAITING runs due and not handed to the queue (R18's backlog) */
     public long dueUndispatched(Instant now) {
         return query("SELECT count(*) FROM background_task WHERE status = 'WAITING' AND dispatched_at IS NULL"
-                + " AND run_at <= ?", rs -> rs.getLong(1), now).get(0);
+                + " AND waits_for = 0 AND run_at <= ?", rs -> rs.getLong(1), now).get(0);
+    }
+
+    /** Issue 52: WAITING runs that wait for other tasks (R53), and batches some of whose children have not ended. */
+    public long[] waitingForOthersAndOpenBatches() {
+        return query("SELECT (SELECT count(*) FROM background_task WHERE status = 'WAITING' AND waits_for > 0),"
+                + " (SELECT count(*) FROM task_batch WHERE finished_at IS NULL)",
+                rs -> new long[] {rs.getLong(1), rs.getLong(2)}).get(0);
     }
 
     /** @return RUNNING runs, oldest ledger write first */

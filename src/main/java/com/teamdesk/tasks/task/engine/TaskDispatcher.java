@@ -84,6 +84,35 @@ public class TaskDispatcher {
     }
 
     /**
+     * Issue 52 (R51): dispatches the due children of a batch that wait for nothing, right after the batch's creating
+     * transaction committed, in one pipelined round trip per {@code limit} children.
+     *
+     * @return how many runs were handed over
+     */
+    @Transactional(TxType.MANDATORY)
+    public int dispatchBatch(UUID batchId, int limit) {
+        Instant now = clock.instant();
+        List<Dispatch> due = ledger.lockBatchDue(batchId, now, limit);
+        handOver(due, now);
+        return due.size();
+    }
+
+    /**
+     * Issue 52 (R52, R53): dispatches what the end of {@code task} released, right after that end committed: its
+     * dependents that wait for nothing more and its batch's completion. The dispatch sweep does the same within its
+     * period (R18), so this only saves that wait.
+     *
+     * @return how many runs were handed over
+     */
+    @Transactional(TxType.MANDATORY)
+    public int dispatchReleased(UUID taskId, UUID batchId, int limit) {
+        Instant now = clock.instant();
+        List<Dispatch> due = ledger.lockReleased(taskId, batchId, now, limit);
+        handOver(due, now);
+        return due.size();
+    }
+
+    /**
      * R18 for a run its creating transaction committed already marked dispatched at {@code dispatchedAt}:
      * adds its queue job now that workers can see and claim the row without waiting for any lock. When
      * the add fails (Redis unreachable) the mark is taken back so that the dispatch sweep adds it; if even

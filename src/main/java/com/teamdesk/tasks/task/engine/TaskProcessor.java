@@ -1,5 +1,7 @@
 package com.teamdesk.tasks.task.engine;
 
+import com.teamdesk.tasks.platform.Transactions;
+import com.teamdesk.tasks.platform.TxSite;
 import com.teamdesk.tasks.queue.FlatCombiner;
 import com.teamdesk.tasks.queue.Job;
 import com.teamdesk.tasks.queue.JobDeferredException;
@@ -110,6 +112,18 @@ public class TaskProcessor implements JobProcessor {
     @Inject
     FairShare fairShare;
 
+    /** Issue 52: hands over what a run's end released (its dependents, its batch's completion). */
+    @Inject
+    TaskDispatcher dispatcher;
+
+    @Inject
+    Transactions transactions;
+
+    /** Issue 52: most runs one end hands to the queue at once; the dispatch sweep takes the rest (R18). */
+    @Inject
+    @ConfigProperty(name = "teamdesk.dispatch.batch-size", defaultValue = "200")
+    int releaseLimit;
+
     @Override
     public void process(Job job) throws Exception {
         TaskJobId jobId = TaskJobId.parse(job.id());
@@ -158,6 +172,9 @@ public class TaskProcessor implements JobProcessor {
             }
         } finally {
             share.close();
+            if (outcome != null && !ExecutionOutcome.DEFERRED.name().equals(outcome) && task.settlesOthers()) {
+                release(task);
+            }
             Duration took = Duration.ofNanos(System.nanoTime() - started);
             String ended = outcome != null ? outcome : tracing.outcomeAfterLeaseLost(lease);
             metrics.runDuration(task.kind(), took);
@@ -166,6 +183,19 @@ public class TaskProcessor implements JobProcessor {
                 span.outcome(ended);
                 span.end();
             }
+        }
+    }
+
+    /**
+     * Issue 52 (R52, R53): after a run of a batch's child or of a prerequisite ended and committed, hands to the queue
+     * what that end released. Never throws: the dispatch sweep does the same within its period (R18).
+     */
+    private void release(BackgroundTask task) {
+        try {
+            transactions.inNewTransaction(TxSite.WORKER, () -> dispatcher.dispatchReleased(task.id(), task.batchId(),
+                    releaseLimit));
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "task.dispatch of what " + task.id() + " released is left to the sweep: " + e);
         }
     }
 

@@ -20,6 +20,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -90,13 +91,170 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
      */
     public BackgroundTask insert(UUID id, TaskKind kind, UUID teamId, UUID ownerId, TaskScope scope, String paramsJson,
             Instant runAt, Instant now, boolean dispatched, String traceParent) {
+        return insert(id, kind, teamId, ownerId, scope, paramsJson, runAt, now, dispatched, traceParent, Placement.ALONE);
+    }
+
+    /**
+     * A new task as {@link #insert(UUID, TaskKind, UUID, UUID, TaskScope, String, Instant, Instant, boolean, String)},
+     * placed among others (issue 52): the prerequisites it waits for (R53) are counted in {@code waits_for}; a task
+     * that waits must not be marked {@code dispatched}. Its dependency rows are {@link #insertDependencies}, in the
+     * same transaction.
+     *
+     * @throws IllegalArgumentException dispatched while it waits
+     */
+    public BackgroundTask insert(UUID id, TaskKind kind, UUID teamId, UUID ownerId, TaskScope scope, String paramsJson,
+            Instant runAt, Instant now, boolean dispatched, String traceParent, Placement placement) {
+        if (dispatched && placement.waitsFor() > 0) {
+            throw new IllegalArgumentException("a task that waits for others is dispatched when they settle");
+        }
         String sql = "INSERT INTO background_task (id, kind, team_id, owner_id, scope, filters, status, run, attempts,"
-                + " progress, dispatched_at, run_at, created_at, updated_at, trace_parent) VALUES (?, ?, ?, ?, ?, ?::jsonb,"
-                + " 'WAITING', 0, 0, 0, ?, ?, ?, ?, ?) RETURNING " + COLUMNS;
+                + " progress, dispatched_at, run_at, created_at, updated_at, trace_parent, batch_id, waits_for, run_anyway)"
+                + " VALUES (?, ?, ?, ?, ?, ?::jsonb, 'WAITING', 0, 0, 0, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING " + COLUMNS;
         return atMostOne(jdbc.query(TABLE, "query", sql, TaskRows.ROW, id, kind.name(), teamId, ownerId, scope.name(),
-                paramsJson, dispatched ? now : null, runAt, now, now, traceParent))
+                paramsJson, dispatched ? now : null, runAt, now, now, traceParent, placement.batchId(),
+                placement.waitsFor(), placement.runAnyway()))
                 .orElseThrow(() -> new IllegalStateException("INSERT … RETURNING returned no row"));
     }
+
+    /**
+     * Issue 52 (R51): the children of a batch, WAITING, run 0, not dispatched, in ONE statement (the batch's
+     * creating transaction; they are handed to the queue after its commit, {@link #lockBatchDue}).
+     *
+     * @return how many rows were inserted (all of them)
+     */
+    @Transactional(TxType.MANDATORY)
+    public int insertChildren(UUID teamId, UUID ownerId, UUID batchId, List<NewChild> children, Instant now,
+            String traceParent) {
+        int n = children.size();
+        Object[][] columns = new Object[8][n];
+        for (int k = 0; k < n; k++) {
+            NewChild c = children.get(k);
+            columns[7][k] = c.hasDependents();
+            columns[0][k] = c.id();
+            columns[1][k] = c.kind().name();
+            columns[2][k] = c.scope().name();
+            columns[3][k] = c.params();
+            columns[4][k] = c.runAt().toString();
+            columns[5][k] = c.waitsFor();
+            columns[6][k] = c.runAnyway();
+        }
+        String sql = "INSERT INTO background_task (id, kind, team_id, owner_id, scope, filters, status, run, attempts,"
+                + " progress, run_at, created_at, updated_at, trace_parent, batch_id, waits_for, run_anyway, has_dependents)"
+                + " SELECT r.id, r.kind, ?, ?, r.scope, r.params::jsonb, 'WAITING', 0, 0, 0, r.run_at::timestamptz, ?, ?, ?,"
+                + " ?, r.waits_for, r.run_anyway, r.has_dependents FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[],"
+                + " ?::text[], ?::int[], ?::boolean[], ?::boolean[])"
+                + " AS r(id, kind, scope, params, run_at, waits_for, run_anyway, has_dependents)";
+        return jdbc.updateExpecting(n, TABLE, "batch insert", sql, teamId, ownerId, now, now, traceParent, batchId,
+                Jdbc.array("uuid", columns[0]), Jdbc.array("text", columns[1]), Jdbc.array("text", columns[2]),
+                Jdbc.array("text", columns[3]), Jdbc.array("text", columns[4]), Jdbc.array("integer", columns[5]),
+                Jdbc.array("boolean", columns[6]), Jdbc.array("boolean", columns[7]));
+    }
+
+    /**
+     * One child of {@link #insertChildren}: as the arguments of {@link #insert}; {@code params} is the kind's JSON;
+     * {@code hasDependents} when another child waits for it.
+     */
+    public record NewChild(UUID id, TaskKind kind, TaskScope scope, String params, Instant runAt, int waitsFor,
+            boolean runAnyway, boolean hasDependents) {
+    }
+
+    /**
+     * Issue 52 (R53): how deep the chains of prerequisites behind {@code ids} reach, counting {@code ids} as 1, read
+     * no further than {@code cap} + 1 (enough to refuse a chain that is too deep).
+     */
+    public int dependencyDepth(Collection<UUID> ids, int cap) {
+        if (ids.isEmpty()) {
+            return 0;
+        }
+        return jdbc.queryInt(DEPENDENCY, "depth", "WITH RECURSIVE up(id, depth) AS (SELECT unnest(?::uuid[]), 1"
+                + " UNION SELECT x.prerequisite_id, up.depth + 1 FROM task_dependency x JOIN up ON x.task_id = up.id"
+                + " WHERE up.depth <= ?) SELECT coalesce(max(depth), 0) FROM up", Jdbc.array("uuid", ids.toArray()), cap);
+    }
+
+    /**
+     * Issue 52 (R52): cancels the waiting children of a batch (the caller holds the batch's row lock, and has marked it
+     * cancelled), as a member's cancel of each (R23): who, when, {@code message}. The trigger counts each.
+     *
+     * @return the cancelled runs, whose queue jobs the caller removes after the commit
+     */
+    @Transactional(TxType.MANDATORY)
+    public List<TaskJobId> cancelBatchWaiting(UUID batchId, UUID cancelledBy, String message, Instant now) {
+        return jdbc.query(TABLE, "query", "UPDATE background_task SET status = 'CANCELLED', cancelled_at = ?,"
+                + " cancelled_by = ?, last_error = ?, updated_at = ? WHERE batch_id = ? AND status = 'WAITING'"
+                + " RETURNING id, run", TaskJobId.ROW, now, cancelledBy, message, now, batchId);
+    }
+
+    /**
+     * Issue 52: locks the batch of a task before a change of that task that may end it (a member's cancel): the
+     * batch's row first, then the task's (R52's lock order).
+     */
+    @Transactional(TxType.MANDATORY)
+    public void lockBatchOf(UUID taskId) {
+        jdbc.query(TABLE, "query", "SELECT b.id FROM task_batch b JOIN background_task t ON t.batch_id = b.id"
+                + " WHERE t.id = ? FOR UPDATE OF b", rs -> rs.getString(1), taskId);
+    }
+
+    /**
+     * Issue 52 (R53): marks tasks as prerequisites of a task being created, in the creating transaction, and reads
+     * them as they are now: the UPDATE locks each row, so a prerequisite that ends concurrently either ended before
+     * (its status is final here) or ends after this commit and then sees its dependent (its trigger settles it).
+     *
+     * @return one row per id that exists (any team: the caller refuses another team's)
+     */
+    @Transactional(TxType.MANDATORY)
+    public List<Prerequisite> markPrerequisites(Collection<UUID> ids) {
+        return jdbc.query(TABLE, "query", "UPDATE background_task SET has_dependents = true WHERE id = ANY (?::uuid[])"
+                + " RETURNING id, team_id, status, owner_id", Prerequisite.ROW, Jdbc.array("uuid", ids.toArray()));
+    }
+
+    /**
+     * Issue 52 (R53): the prerequisites of a task, locked ({@code FOR SHARE}: none of them ends until the caller's
+     * transaction does), for a retry that must count what its task waits for again.
+     */
+    @Transactional(TxType.MANDATORY)
+    public List<Prerequisite> lockPrerequisitesOf(UUID taskId) {
+        return jdbc.query(TABLE, "query", "SELECT p.id, p.team_id, p.status, p.owner_id FROM task_dependency x"
+                + " JOIN background_task p ON p.id = x.prerequisite_id WHERE x.task_id = ? ORDER BY p.id FOR SHARE OF p",
+                Prerequisite.ROW, taskId);
+    }
+
+    /** A prerequisite as {@link #markPrerequisites} and {@link #lockPrerequisitesOf} read it. */
+    public record Prerequisite(UUID id, UUID teamId, com.teamdesk.tasks.task.spi.TaskStatus status, UUID ownerId) {
+        static final Jdbc.Row<Prerequisite> ROW = rs -> new Prerequisite(Jdbc.uuid(rs, 1), Jdbc.uuid(rs, 2),
+                com.teamdesk.tasks.task.spi.TaskStatus.valueOf(rs.getString(3)), Jdbc.uuid(rs, 4));
+
+        /** @return true when it has ended (COMPLETED, FAILED or CANCELLED) */
+        public boolean ended() {
+            return status.isFinal();
+        }
+    }
+
+    /**
+     * Issue 52 (R53): records that each task of {@code edges} waits for its prerequisite, in ONE statement of the
+     * creating transaction; an edge whose prerequisite has ended already is stored settled.
+     *
+     * @param edges pairs {task id, prerequisite id}
+     */
+    @Transactional(TxType.MANDATORY)
+    public void insertDependencies(List<UUID[]> edges, Set<UUID> endedPrerequisites) {
+        if (edges.isEmpty()) {
+            return;
+        }
+        Object[] tasks = new Object[edges.size()];
+        Object[] prereqs = new Object[edges.size()];
+        Object[] settled = new Object[edges.size()];
+        for (int k = 0; k < edges.size(); k++) {
+            tasks[k] = edges.get(k)[0];
+            prereqs[k] = edges.get(k)[1];
+            settled[k] = endedPrerequisites.contains(edges.get(k)[1]);
+        }
+        jdbc.updateExpecting(edges.size(), DEPENDENCY, "dependency insert", "INSERT INTO task_dependency (task_id,"
+                + " prerequisite_id, settled) SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::boolean[])",
+                Jdbc.array("uuid", tasks), Jdbc.array("uuid", prereqs), Jdbc.array("boolean", settled));
+    }
+
+    /** The dependencies between tasks (issue 52), written with the tasks they link. */
+    private static final Jdbc.Table DEPENDENCY = new Jdbc.Table("task_dependency", TABLE.failure());
 
     /** A new task, not marked dispatched: {@link #insert(UUID, TaskKind, UUID, UUID, TaskScope, String, Instant, Instant, boolean)}. */
     public BackgroundTask insert(UUID id, TaskKind kind, UUID teamId, UUID ownerId, TaskScope scope, String paramsJson,
@@ -478,12 +636,20 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
      * @return the new row, or empty when the task is no longer FAILED or CANCELLED at that run
      */
     public Optional<BackgroundTask> retry(UUID taskId, int expectedRun, Instant now) {
-        String sql = "UPDATE background_task SET run = run + 1, status = 'WAITING', progress = 0, attempts = 0,"
+        // Issue 52 (R53): a task that waits for others waits again for those not ended (the caller locked them and
+        // refused a retry while one ended without completing, unless the task runs anyway); their ends count again
+        String sql = "WITH reopened AS (UPDATE task_dependency x SET settled = false FROM background_task p"
+                + " WHERE x.task_id = ? AND p.id = x.prerequisite_id AND x.settled"
+                + " AND p.status NOT IN ('COMPLETED', 'FAILED', 'CANCELLED') RETURNING x.task_id)"
+                + " UPDATE background_task t SET run = run + 1, status = 'WAITING', progress = 0, attempts = 0,"
                 + " last_error = NULL, execution_id = NULL, dispatched_at = NULL, result_execution_id = NULL,"
                 + " result_size = NULL, result_sha256 = NULL,"
                 + " result_summary = NULL, expires_at = NULL, cancelled_at = NULL, cancelled_by = NULL, run_at = ?,"
-                + " updated_at = ? WHERE id = ? AND run = ? AND status IN ('FAILED', 'CANCELLED') RETURNING " + COLUMNS;
-        return atMostOne(jdbc.query(TABLE, "query", sql, TaskRows.ROW, now, now, taskId, expectedRun));
+                + " updated_at = ?, waits_for = (SELECT count(*) FROM task_dependency x JOIN background_task p"
+                + " ON p.id = x.prerequisite_id WHERE x.task_id = t.id"
+                + " AND p.status NOT IN ('COMPLETED', 'FAILED', 'CANCELLED'))"
+                + " WHERE id = ? AND run = ? AND status IN ('FAILED', 'CANCELLED') RETURNING " + COLUMNS;
+        return atMostOne(jdbc.query(TABLE, "query", sql, TaskRows.ROW, taskId, now, now, taskId, expectedRun));
     }
 
     /**
@@ -529,10 +695,32 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
      *         context their job carries (R45)
      */
     public List<Dispatch> lockDueForDispatch(Instant now, int limit, UUID onlyTask) {
-        String sql = "SELECT id, run, team_id, kind, trace_parent FROM background_task WHERE status = 'WAITING' AND dispatched_at IS NULL"
-                + " AND run_at <= ?" + (onlyTask == null ? "" : " AND id = ?")
-                + " ORDER BY run_at LIMIT ? FOR UPDATE SKIP LOCKED";
         Object[] args = onlyTask == null ? new Object[] {now, limit} : new Object[] {now, onlyTask, limit};
+        return lockDue(onlyTask == null ? "" : " AND id = ?", args);
+    }
+
+    /**
+     * Issue 52: locks the due, undispatched children of a batch that wait for nothing, for the dispatch right after
+     * the batch's creating transaction committed (R18), as {@link #lockDueForDispatch}.
+     */
+    public List<Dispatch> lockBatchDue(UUID batchId, Instant now, int limit) {
+        return lockDue(" AND batch_id = ?", now, batchId, limit);
+    }
+
+    /**
+     * Issue 52: locks what the end of {@code taskId} released, for its dispatch right after that end committed: its
+     * dependents that wait for nothing more (R53), and the completion of {@code batchId} (R52) when it exists.
+     */
+    public List<Dispatch> lockReleased(UUID taskId, UUID batchId, Instant now, int limit) {
+        return lockDue(" AND (id IN (SELECT task_id FROM task_dependency WHERE prerequisite_id = ?)"
+                + " OR completes_batch = ?)", now, taskId, batchId, limit);
+    }
+
+    /** R18's lock of due, undispatched WAITING runs that wait for nothing (R53), narrowed by {@code where}. */
+    private List<Dispatch> lockDue(String where, Object... args) {
+        String sql = "SELECT id, run, team_id, kind, trace_parent FROM background_task WHERE status = 'WAITING'"
+                + " AND dispatched_at IS NULL AND waits_for = 0 AND run_at <= ?" + where
+                + " ORDER BY run_at LIMIT ? FOR UPDATE SKIP LOCKED";
         return jdbc.query(TABLE, "query", sql, Dispatch.ROW, args);
     }
 

@@ -70,6 +70,15 @@ public class TaskReads {
         return jdbc.query(LedgerException.TABLE, "list", sql.toString(), TaskRows.ROW, args.toArray());
     }
 
+    /** R54: a batch's children, newest first (keyset on created_at, id), as the API pages them. */
+    public List<BackgroundTask> children(UUID batchId, Instant afterCreatedAt, UUID afterId, int limit) {
+        StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM background_task WHERE batch_id = ?");
+        List<Object> args = new ArrayList<>(List.of(batchId));
+        KeysetCursor.appendNewestFirst(sql, args, afterCreatedAt, afterId, limit);
+        return jdbc.query(LedgerException.TABLE, "list", sql.toString(), TaskRows.ROW, args.toArray());
+    }
+
+
     /**
      * R43: one page of a task's executions, newest claim first, keyset on {@code (claimed_at, execution_id)}.
      * Visibility is the caller's ({@code TaskService#executions}).

@@ -13,10 +13,10 @@ final class TaskRows {
     /** Columns of a {@link BackgroundTask}, in record order; also used in RETURNING clauses. */
     static final String COLUMNS = "id, kind, team_id, owner_id, scope, filters::text, status, run, attempts, progress,"
             + " execution_id, dispatched_at, run_at, last_error, result_sha256, result_size, result_summary, expires_at, created_at, updated_at, cancelled_at, cancelled_by,"
-            + " schedule_id, slot_at, trace_parent, trace_span";
+            + " schedule_id, slot_at, trace_parent, trace_span, batch_id, completes_batch, waits_for, run_anyway, has_dependents";
 
     /** How many columns {@link #COLUMNS} selects; a column appended after them is {@code COLUMN_COUNT + 1}. */
-    static final int COLUMN_COUNT = 26;
+    static final int COLUMN_COUNT = 31;
 
     /** Maps a row selected with {@link #COLUMNS} first. */
     static final Jdbc.Row<BackgroundTask> ROW = rs -> new BackgroundTask(
@@ -45,7 +45,12 @@ final class TaskRows {
             Jdbc.uuid(rs, 23),
             instant(rs, 24),
             rs.getString(25),
-            rs.getString(26));
+            rs.getString(26),
+            Jdbc.uuid(rs, 27),
+            Jdbc.uuid(rs, 28),
+            rs.getInt(29),
+            rs.getBoolean(30),
+            rs.getBoolean(31));
 
     private TaskRows() {
     }

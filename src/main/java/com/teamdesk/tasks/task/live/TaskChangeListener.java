@@ -239,7 +239,8 @@ public class TaskChangeListener {
                 TaskStatus.valueOf(o.getString("status")), o.getInt("run"), o.getInt("attempts"), o.getInt("progress"),
                 null, null, instant(o, "runAt"), string(o, "lastError"), null, null, string(o, "resultSummary"),
                 instant(o, "expiresAt"), instant(o, "createdAt"), instant(o, "updatedAt"), instant(o, "cancelledAt"),
-                uuid(o, "cancelledBy"), uuid(o, "scheduleId"), instant(o, "slotAt"), null, null);
+                uuid(o, "cancelledBy"), uuid(o, "scheduleId"), instant(o, "slotAt"), null, null, uuid(o, "batchId"),
+                uuid(o, "completesBatch"), o.getInt("waitsFor", 0), o.getBoolean("runAnyway", false), false);
         return Optional.of(new Versioned(o.getJsonNumber("seq").longValue(), t));
     }
 

@@ -110,6 +110,7 @@ public class TaskRuns {
                     return earlier;
                 }
             }
+            checkPrerequisites(task);
             BackgroundTask retried = ledger.retry(taskId, task.run(), now).orElseThrow(() -> notFailed(task));
             events.append(retried.teamId(), TaskService.RETRIED_EVENT, callerId, taskId, Jsons.PROVIDER.createObjectBuilder()
                     .add("run", retried.run()).build(), now);
@@ -136,7 +137,7 @@ public class TaskRuns {
      */
     public Submitted cancel(UUID callerId, UUID taskId, IdempotentRequest idem) {
         Instant now = clock.instant();
-        tasks.get(callerId, taskId); // 404 unless the caller may see it
+        BackgroundTask task = tasks.get(callerId, taskId); // 404 unless the caller may see it
         Optional<Submitted> seen = TaskService.replayed(keys, ledger, idem, now);
         if (seen.isPresent()) {
             return seen.get();
@@ -147,6 +148,9 @@ public class TaskRuns {
                 if (earlier.isPresent()) {
                     return Optional.<BackgroundTask>empty();
                 }
+            }
+            if (task.batchId() != null) {
+                ledger.lockBatchOf(taskId); // R52's lock order: the batch's row before its child's
             }
             Optional<BackgroundTask> row = ledger.cancel(taskId, callerId, CANCELLED_MESSAGE, now);
             row.ifPresent(t -> events.append(t.teamId(), TaskService.CANCELLED_EVENT, callerId, taskId,
@@ -165,6 +169,9 @@ public class TaskRuns {
             LOG.info(() -> "task.cancelled " + t.jobId() + " by " + callerId);
             metrics.cancelled(t.kind());
             dispatcher.removeQueued(TaskJobId.of(t.id(), t.run()));
+            if (t.settlesOthers()) {
+                releaseAfter(t);
+            }
             return new Submitted(t, OK, false);
         }
         Optional<Submitted> raced = TaskService.replayed(keys, ledger, idem, clock.instant());
@@ -188,8 +195,15 @@ public class TaskRuns {
         if (permissionLost(task)) {
             return Optional.of("permission_lost");
         }
-        if (ledger.retry(taskId, task.run(), clock.instant()).isEmpty()) {
-            return Optional.of("not_failed");
+        try {
+            if (transactions.inNewTransaction(TxSite.REQUEST, () -> {
+                checkPrerequisites(task);
+                return ledger.retry(taskId, task.run(), clock.instant());
+            }).isEmpty()) {
+                return Optional.of("not_failed");
+            }
+        } catch (ConflictException e) {
+            return Optional.of("prerequisite_ended");
         }
         dispatchNow(taskId);
         return Optional.empty();
@@ -199,6 +213,30 @@ public class TaskRuns {
     private boolean permissionLost(BackgroundTask task) {
         Role ownerRole = access.roleOf(task.teamId(), task.ownerId()).orElse(null);
         return ownerRole == null || (task.scope() == TaskScope.TEAM && !ownerRole.isStaff());
+    }
+
+    /**
+     * R53: a task that waits for others is retried only while none of them ended without completing (unless it runs
+     * anyway); they stay locked until the retry commits, so none ends unseen in between.
+     *
+     * @throws ConflictException ({@code task.prerequisite_ended}) naming the prerequisite
+     */
+    private void checkPrerequisites(BackgroundTask task) {
+        for (JdbcTaskLedger.Prerequisite p : ledger.lockPrerequisitesOf(task.id())) {
+            if (p.ended() && p.status() != TaskStatus.COMPLETED && !task.runAnyway()) {
+                throw new ConflictException("task.prerequisite_ended", "This task waits for task " + p.id()
+                        + ", which is " + p.status() + "; retry that one first.");
+            }
+        }
+    }
+
+    /** Issue 52: after a cancel committed, hands over what it released (its batch's completion). Never throws. */
+    private void releaseAfter(BackgroundTask t) {
+        try {
+            transactions.inNewTransaction(TxSite.REQUEST, () -> dispatcher.dispatchReleased(t.id(), t.batchId(), 1));
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "task.dispatch of what the cancel of " + t.id() + " released is left to the sweep: " + e);
+        }
     }
 
     private void dispatchNow(UUID taskId) {

@@ -9,6 +9,7 @@ import com.teamdesk.tasks.common.Page;
 import com.teamdesk.tasks.common.UnprocessableException;
 import com.teamdesk.tasks.platform.Transactions;
 import com.teamdesk.tasks.platform.TxSite;
+import com.teamdesk.tasks.task.batch.Prerequisites;
 import com.teamdesk.tasks.task.engine.TaskDispatcher;
 import com.teamdesk.tasks.task.engine.TaskKinds;
 import com.teamdesk.tasks.task.fairshare.FairShare;
@@ -16,6 +17,7 @@ import com.teamdesk.tasks.task.idempotency.IdempotencyKeys;
 import com.teamdesk.tasks.task.idempotency.IdempotentRequest;
 import com.teamdesk.tasks.task.ledger.Dispatch;
 import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
+import com.teamdesk.tasks.task.ledger.Placement;
 import com.teamdesk.tasks.task.ledger.TaskExecution;
 import com.teamdesk.tasks.task.ledger.TaskReads;
 import com.teamdesk.tasks.task.observe.TaskMetrics;
@@ -34,13 +36,10 @@ import com.teamdesk.tasks.team.TeamAccess;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -59,8 +58,6 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  */
 @ApplicationScoped
 public class TaskService {
-    /** How far ahead a task may be scheduled (R24). */
-    static final Duration MAX_SCHEDULE_AHEAD = Duration.ofDays(366);
     /** The status of an accepted create or retry. */
     static final int ACCEPTED = 202;
 
@@ -104,6 +101,10 @@ public class TaskService {
     /** R47: a request's urgent window, or its yield to urgent work (docs/fair-share.md). */
     @Inject
     FairShare fairShare;
+
+    /** R53: what a new task waits for. */
+    @Inject
+    Prerequisites prerequisites;
 
     /**
      * Creates a task (WAITING, run 0) and dispatches it at once unless it is scheduled for later
@@ -158,32 +159,50 @@ public class TaskService {
             throw new InvalidInputException("task.invalid", "A JSON body is required.");
         }
         TaskKind kind = kinds.parseRequired(req.kind(), "kind", "task.invalid");
+        if (kinds.handler(kind).completionOnly()) {
+            throw new UnprocessableException("task.completion_only", kind.name() + " runs only as a batch's completion.");
+        }
         TaskKindHandler.Accepted<String> accepted = kinds.accept(kind, req, new Caller(callerId, teamId, role));
         Instant runAt = runAt(req.runAt(), now);
+        Prerequisites.After after = prerequisites.parse(req.body(), 0, -1); // R53
         UUID id = UUID.randomUUID();
         boolean dueNow = !runAt.isAfter(now);
         // R45: the request's trace context (Payara's span of this POST), stored with the task; null while tracing is off
         String traceParent = tracing.currentTraceParent();
         Created created;
-        if (idem == null) {
+        if (idem == null && after.isEmpty()) {
             // One statement, committed on its own (auto-commit): no JTA transaction to begin and end (issue 16).
             created = new Created(ledger.insert(id, kind, teamId, callerId, accepted.scope(), accepted.params(), runAt,
                     now, dueNow, traceParent), null);
         } else {
             created = transactions.inNewTransaction(TxSite.REQUEST, () -> {
-                Optional<IdempotencyKeys.Stored> earlier = keys.record(idem, id, ACCEPTED, now);
-                if (earlier.isPresent()) {
-                    return new Created(null, earlier.get());
+                if (idem != null) {
+                    Optional<IdempotencyKeys.Stored> earlier = keys.record(idem, id, ACCEPTED, now);
+                    if (earlier.isPresent()) {
+                        return new Created(null, earlier.get());
+                    }
                 }
-                return new Created(ledger.insert(id, kind, teamId, callerId, accepted.scope(), accepted.params(), runAt,
-                        now, dueNow, traceParent), null);
+                if (after.isEmpty()) {
+                    return new Created(ledger.insert(id, kind, teamId, callerId, accepted.scope(), accepted.params(),
+                            runAt, now, dueNow, traceParent), null);
+                }
+                // R53: the prerequisites locked and checked, the task counted as waiting for those not ended
+                Map<UUID, JdbcTaskLedger.Prerequisite> locked = prerequisites.lock(teamId, callerId, role, after.tasks());
+                prerequisites.checkDepth(after.tasks(), 1);
+                Placement placement = new Placement(null, Prerequisites.waitingFor(after, locked), after.runAnyway());
+                BackgroundTask row = ledger.insert(id, kind, teamId, callerId, accepted.scope(), accepted.params(), runAt,
+                        now, dueNow && placement.waitsFor() == 0, traceParent, placement);
+                ledger.insertDependencies(after.tasks().stream().map(p -> new UUID[] {id, p}).toList(),
+                        locked.values().stream().filter(JdbcTaskLedger.Prerequisite::ended)
+                                .map(JdbcTaskLedger.Prerequisite::id).collect(java.util.stream.Collectors.toSet()));
+                return new Created(row, null);
             });
         }
         if (created.raced() != null) {
             return replay(created.raced());
         }
         metrics.created(kind);
-        if (dueNow) {
+        if (created.task().dispatchedAt() != null) {
             TaskJobId job = TaskJobId.of(id, 0);
             // R47: held background statements wait for the job's claim too (handed over first: the claim may come
             // before the add returns)
@@ -197,31 +216,9 @@ public class TaskService {
     private record Created(BackgroundTask task, IdempotencyKeys.Stored raced) {
     }
 
-    /**
-     * R24: parses and checks {@code runAt}: ISO-8601 with an offset, not before now minus
-     * {@code teamdesk.task.run-at-skew-s} (default 60 s), at most 366 days ahead.
-     *
-     * @return the instant (microsecond precision), or {@code now} when absent
-     * @throws InvalidInputException ({@code task.run_at_invalid})
-     */
+    /** R24's {@code runAt}: {@link NewTaskRequest#runAt(String, Instant, long)} with this server's tolerance. */
     private Instant runAt(String text, Instant now) {
-        if (text == null) {
-            return now;
-        }
-        Instant at;
-        try {
-            at = OffsetDateTime.parse(text, DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant().truncatedTo(ChronoUnit.MICROS);
-        } catch (DateTimeParseException e) {
-            throw new InvalidInputException("task.run_at_invalid",
-                    "runAt must be an ISO-8601 date-time with an offset, e.g. 2030-01-02T09:00:00+08:00.");
-        }
-        if (at.isBefore(now.minusSeconds(runAtSkewS))) {
-            throw new InvalidInputException("task.run_at_invalid", "runAt is in the past.");
-        }
-        if (at.isAfter(now.plus(MAX_SCHEDULE_AHEAD))) {
-            throw new InvalidInputException("task.run_at_invalid", "runAt may be at most one year ahead.");
-        }
-        return at;
+        return NewTaskRequest.runAt(text, now, runAtSkewS);
     }
 
     private Submitted replay(IdempotencyKeys.Stored stored) {

@@ -25,6 +25,11 @@ import java.util.UUID;
  * @param traceParent issue 32 (R45): the W3C {@code traceparent} of the request that created the task, or null
  *                    (tracing off, or created without a request: a schedule's occurrence)
  * @param traceSpan   issue 32 (R45): the W3C {@code traceparent} of the span of the latest execution, or null
+ * @param batchId     issue 52 (R51): the batch this task is a child of, else null
+ * @param completesBatch issue 52 (R52): the batch this task is the completion of, else null
+ * @param waitsFor    issue 52 (R53): prerequisites not yet settled; the task is not dispatched before 0
+ * @param runAnyway   issue 52 (R53): runs even when a prerequisite failed or was cancelled
+ * @param hasDependents issue 52 (R53): some task waits for this one
  */
 public record BackgroundTask(
         UUID id,
@@ -52,11 +57,21 @@ public record BackgroundTask(
         UUID scheduleId,
         Instant slotAt,
         String traceParent,
-        String traceSpan) {
+        String traceSpan,
+        UUID batchId,
+        UUID completesBatch,
+        int waitsFor,
+        boolean runAnyway,
+        boolean hasDependents) {
 
     /** @return the queue job id of the current run, {@code "<id>-<run>"} (R1) */
     public String jobId() {
         return TaskJobId.of(id, run).toString();
+    }
+
+    /** @return true when the task belongs to a batch or some task waits for it (R51, R53): its end settles them */
+    public boolean settlesOthers() {
+        return batchId != null || hasDependents;
     }
 
     /** @return true when a CSV is stored */

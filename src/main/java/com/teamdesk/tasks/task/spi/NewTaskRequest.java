@@ -71,6 +71,37 @@ public record NewTaskRequest(JsonObject body) {
         throw new InvalidInputException(key + ".invalid", key + " must be a JSON object.");
     }
 
+    /** How far ahead a task may be scheduled (R24). */
+    public static final java.time.Duration MAX_SCHEDULE_AHEAD = java.time.Duration.ofDays(366);
+
+    /**
+     * R24: parses and checks {@code runAt}: ISO-8601 with an offset, not before now minus {@code skewS} seconds, at
+     * most 366 days ahead.
+     *
+     * @return the instant (microsecond precision), or {@code now} when absent
+     * @throws InvalidInputException ({@code task.run_at_invalid})
+     */
+    public static java.time.Instant runAt(String text, java.time.Instant now, long skewS) {
+        if (text == null) {
+            return now;
+        }
+        java.time.Instant at;
+        try {
+            at = java.time.OffsetDateTime.parse(text, java.time.format.DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant()
+                    .truncatedTo(java.time.temporal.ChronoUnit.MICROS);
+        } catch (java.time.format.DateTimeParseException e) {
+            throw new InvalidInputException("task.run_at_invalid",
+                    "runAt must be an ISO-8601 date-time with an offset, e.g. 2030-01-02T09:00:00+08:00.");
+        }
+        if (at.isBefore(now.minusSeconds(skewS))) {
+            throw new InvalidInputException("task.run_at_invalid", "runAt is in the past.");
+        }
+        if (at.isAfter(now.plus(MAX_SCHEDULE_AHEAD))) {
+            throw new InvalidInputException("task.run_at_invalid", "runAt may be at most one year ahead.");
+        }
+        return at;
+    }
+
     /**
      * Parses one of an enum's names (case-insensitive, trimmed), as the task API takes them.
      *

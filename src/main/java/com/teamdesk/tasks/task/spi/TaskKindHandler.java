@@ -108,6 +108,14 @@ public interface TaskKindHandler<P> {
     default void checkResumable(String stored, Caller owner) {
     }
 
+    /**
+     * Issue 52 (R52): true for a kind that runs only as a batch's completion (it reads its batch's outcome): a task of
+     * it cannot be created alone or as a batch's child ({@code task.completion_only}, 422).
+     */
+    default boolean completionOnly() {
+        return false;
+    }
+
     /** @return true when a COMPLETED task of this kind offers a file at {@code /tasks/{id}/result} */
     default boolean offersFile() {
         return false;

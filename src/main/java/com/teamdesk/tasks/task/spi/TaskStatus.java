@@ -14,5 +14,10 @@ public enum TaskStatus {
      * A member cancelled the task (R23): terminal, lease cleared, {@code lastError} a fixed message. No sweep
      * moves it; a member may retry it as a new run (R15).
      */
-    CANCELLED
+    CANCELLED;
+
+    /** @return true for the final states, COMPLETED, FAILED and CANCELLED (what a batch counts, R52) */
+    public boolean isFinal() {
+        return this == COMPLETED || this == FAILED || this == CANCELLED;
+    }
 }

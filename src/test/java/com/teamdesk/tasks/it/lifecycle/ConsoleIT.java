@@ -267,6 +267,38 @@ class ConsoleIT {
     }
 
     /**
+     * Issue 52: a member reminds the assignees of the filtered tickets as ONE batch (the button on the ticket list's
+     * filters), watches the batch's bar fill without reloading (the team's stream names each child's batch), and gets
+     * one report when every reminder has run.
+     */
+    @Test
+    void aMemberRemindsTheAssigneesOfTheFilteredTicketsAsOneBatch() throws Exception {
+        signIn("owner-" + tag);
+        click(By.id("f-status-OPEN"));
+        click(By.id("f-apply"));
+        within(WAIT).until(d -> d.findElements(By.cssSelector("#tickets tbody tr")).size() == OPEN_TICKETS);
+        click(By.id("bulk-remind-open"));
+        driver.findElement(By.id("bulk-message")).sendKeys("Overdue: please look today");
+        shot("bulk-remind", "bulk-form");
+        click(By.id("bulk-submit"));
+        String batch = within(WAIT).until(d -> {
+            List<WebElement> cards = d.findElements(By.id("batch-card"));
+            return cards.isEmpty() ? null : cards.get(0).getAttribute("data-batch");
+        });
+        within(WAIT).until(ExpectedConditions.textToBe(By.id("batch-ended"), OPEN_TICKETS + " of " + OPEN_TICKETS));
+        within(WAIT).until(ExpectedConditions.textToBe(By.id("batch-report"), "Report sent to you."));
+        shot("batch-progress", "batch-card");
+        assertEquals(OPEN_TICKETS, data.count("SELECT completed FROM task_batch WHERE id = ?::uuid", batch));
+        assertEquals(OPEN_TICKETS, data.count("SELECT count(*) FROM notification n JOIN background_task c"
+                + " ON c.id = n.task_id WHERE c.batch_id = ?::uuid AND n.recipient_id = ?", batch, team.staff()),
+                "one reminder per ticket, to its assignee");
+        String report = (String) data.value("SELECT n.message FROM notification n JOIN background_task r"
+                + " ON r.id = n.task_id WHERE r.completes_batch = ?::uuid AND n.recipient_id = ?", batch, team.owner());
+        assertTrue(report.startsWith("Batch \"Remind assignees: " + OPEN_TICKETS + " tickets\": " + OPEN_TICKETS
+                + " of " + OPEN_TICKETS + " completed. Reached 1 person: User staff-" + tag + "."), report);
+    }
+
+    /**
      * Issue 34: ten reloads in a row keep live progress on (each page's stream is let go when the page goes:
      * the console closes it on pagehide, the server notices the closed connection within about a second), and
      * the server then holds one stream of that member, the current page's. Before, the eleventh page view
