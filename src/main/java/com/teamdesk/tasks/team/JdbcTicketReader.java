@@ -73,11 +73,28 @@ public class JdbcTicketReader {
     public List<TicketRow> readBatch(UUID teamId, UUID visibleTo, TicketFilter filter, Instant afterCreatedAt,
             UUID afterId, int limit) {
         Sql sql = batch("SELECT " + ROW_COLUMNS + WITH_USERS, teamId, visibleTo, filter, afterCreatedAt, afterId, limit, null);
-        return jdbc.query(Tables.TICKET, "ticket read", sql.text.toString(), rs -> new TicketRow(Jdbc.uuid(rs, 1),
-                Jdbc.uuid(rs, 2), rs.getString(3), rs.getString(4), TicketStatus.valueOf(rs.getString(5)),
-                Priority.valueOf(rs.getString(6)), Jdbc.uuid(rs, 7), rs.getString(8), Jdbc.uuid(rs, 9),
-                rs.getString(10), Jdbc.offsetDateTime(rs, 11).toInstant(), Jdbc.offsetDateTime(rs, 12).toInstant(),
-                rs.getInt(13)), sql.bound());
+        return jdbc.query(Tables.TICKET, "ticket read", sql.text.toString(), TICKET_ROW, sql.bound());
+    }
+
+    /** The row of {@link #readBatch} and {@link #inTeam}. */
+    private static final Jdbc.Row<TicketRow> TICKET_ROW = rs -> new TicketRow(Jdbc.uuid(rs, 1), Jdbc.uuid(rs, 2),
+            rs.getString(3), rs.getString(4), TicketStatus.valueOf(rs.getString(5)), Priority.valueOf(rs.getString(6)),
+            Jdbc.uuid(rs, 7), rs.getString(8), Jdbc.uuid(rs, 9), rs.getString(10), Jdbc.offsetDateTime(rs, 11).toInstant(),
+            Jdbc.offsetDateTime(rs, 12).toInstant(), rs.getInt(13));
+
+    /**
+     * Issue 52: the team's tickets among {@code ids}, in one statement (a batch's reminders are checked together).
+     * Who may see each is the caller's business ({@link TeamAccess#canSee}).
+     *
+     * @return id → ticket, for every id that is a ticket of the team
+     */
+    public Map<UUID, TicketRow> inTeam(UUID teamId, Collection<UUID> ids) {
+        Map<UUID, TicketRow> out = new HashMap<>();
+        for (TicketRow t : jdbc.query(Tables.TICKET, "ticket read", "SELECT " + ROW_COLUMNS + WITH_USERS
+                + " WHERE t.team_id = ? AND t.id = ANY (?)", TICKET_ROW, teamId, Jdbc.array("uuid", ids.toArray()))) {
+            out.put(t.id(), t);
+        }
+        return out;
     }
 
     /**

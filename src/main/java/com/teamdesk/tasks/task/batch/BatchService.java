@@ -15,6 +15,7 @@ import com.teamdesk.tasks.task.engine.TaskDispatcher;
 import com.teamdesk.tasks.task.engine.TaskKinds;
 import com.teamdesk.tasks.task.idempotency.IdempotencyKeys;
 import com.teamdesk.tasks.task.idempotency.IdempotentRequest;
+import com.teamdesk.tasks.task.ledger.Dispatch;
 import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
 import com.teamdesk.tasks.task.ledger.JdbcTaskLedger.NewChild;
 import com.teamdesk.tasks.task.ledger.JdbcTaskLedger.Prerequisite;
@@ -24,6 +25,7 @@ import com.teamdesk.tasks.task.observe.TaskTracing;
 import com.teamdesk.tasks.task.spi.BackgroundTask;
 import com.teamdesk.tasks.task.spi.Caller;
 import com.teamdesk.tasks.task.spi.NewTaskRequest;
+import com.teamdesk.tasks.task.spi.RefusedAt;
 import com.teamdesk.tasks.task.spi.RequestField;
 import com.teamdesk.tasks.task.spi.TaskJobId;
 import com.teamdesk.tasks.task.spi.TaskKind;
@@ -112,11 +114,6 @@ public class BatchService {
     @ConfigProperty(name = "teamdesk.batch.max-size", defaultValue = "1000")
     int maxSize;
 
-    /** How many children one dispatch round trip hands to the queue. */
-    @Inject
-    @ConfigProperty(name = "teamdesk.dispatch.batch-size", defaultValue = "200")
-    int dispatchChunk;
-
     /** R24's tolerance for a {@code runAt} slightly in the past, in seconds. */
     @Inject
     @ConfigProperty(name = "teamdesk.task.run-at-skew-s", defaultValue = "60")
@@ -174,6 +171,7 @@ public class BatchService {
         UUID batchId = UUID.randomUUID();
         List<UUID> ids = items.stream().map(i -> UUID.randomUUID()).toList();
         String traceParent = tracing.currentTraceParent();
+        List<Dispatch> handOver = new ArrayList<>();
         Optional<IdempotencyKeys.Stored> raced = transactions.inNewTransaction(TxSite.REQUEST, () -> {
             if (idem != null) {
                 Optional<IdempotencyKeys.Stored> earlier = keys.record(idem, batchId, ACCEPTED, now);
@@ -187,6 +185,7 @@ public class BatchService {
             Set<Integer> awaited = new HashSet<>();
             items.forEach(i -> awaited.addAll(i.after().items()));
             List<NewChild> children = new ArrayList<>(items.size());
+            handOver.clear(); // a retried transaction starts again
             List<UUID[]> edges = new ArrayList<>();
             for (int k = 0; k < items.size(); k++) {
                 Item item = items.get(k);
@@ -196,8 +195,12 @@ public class BatchService {
                 } catch (AppException e) {
                     throw new RefusedItem("items[" + k + "] (" + item.kind().name() + ")", e);
                 }
+                boolean dispatched = waiting == 0 && !item.runAt().isAfter(now);
                 children.add(new NewChild(ids.get(k), item.kind(), item.accepted().scope(), item.accepted().params(),
-                        item.runAt(), waiting, item.after().runAnyway(), awaited.contains(k)));
+                        item.runAt(), waiting, item.after().runAnyway(), awaited.contains(k), dispatched));
+                if (dispatched) {
+                    handOver.add(new Dispatch(TaskJobId.of(ids.get(k), 0), teamId, item.kind(), traceParent));
+                }
                 for (UUID t : item.after().tasks()) {
                     edges.add(new UUID[] {ids.get(k), t});
                 }
@@ -215,21 +218,15 @@ public class BatchService {
             return replay(raced.get());
         }
         items.forEach(i -> metrics.created(i.kind()));
-        dispatch(batchId);
-        return new Created(store.find(batchId).orElseThrow(BatchService::notFound), ACCEPTED, false);
-    }
-
-    /** R18 right after the batch's commit: its due children that wait for nothing; on failure, the sweep's. */
-    private void dispatch(UUID batchId) {
-        try {
-            int handed;
-            do {
-                handed = transactions.inNewTransaction(TxSite.REQUEST, () -> dispatcher.dispatchBatch(batchId,
-                        dispatchChunk));
-            } while (handed == dispatchChunk);
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "batch.dispatch of " + batchId + " deferred to the sweep: " + e);
+        // R18 after the commit: the jobs of the children the INSERT marked dispatched; on failure the marks go back
+        if (!dispatcher.addAllCommitted(handOver)) {
+            try {
+                ledger.undispatchBatch(batchId, now);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "batch.dispatch of " + batchId + " left to reconciliation (R20): " + e);
+            }
         }
+        return new Created(store.find(batchId).orElseThrow(BatchService::notFound), ACCEPTED, false);
     }
 
     private Created replay(IdempotencyKeys.Stored stored) {
@@ -259,6 +256,10 @@ public class BatchService {
         throw invalid(key + " must be true or false.");
     }
 
+    /**
+     * Reads every item, then lets each kind check its items together ({@link TaskKinds#acceptAll}: a reminder's
+     * tickets in one read), all before anything is written; the first refusal names its item.
+     */
     private List<Item> items(JsonObject body, List<RequestField> fields, Caller caller, Instant now) {
         JsonValue v = body.get("items");
         if (!(v instanceof JsonArray array) || array.isEmpty()) {
@@ -271,8 +272,13 @@ public class BatchService {
         fields.forEach(f -> allowed.add(f.name()));
         allowed.add(Prerequisites.AFTER);
         allowed.add(Prerequisites.AFTER_FAILURE);
-        List<Item> items = new ArrayList<>(array.size());
-        for (int k = 0; k < array.size(); k++) {
+        int n = array.size();
+        TaskKind[] kindOf = new TaskKind[n];
+        NewTaskRequest[] requests = new NewTaskRequest[n];
+        Instant[] runAts = new Instant[n];
+        Prerequisites.After[] afters = new Prerequisites.After[n];
+        Map<TaskKind, List<Integer>> byKind = new java.util.LinkedHashMap<>();
+        for (int k = 0; k < n; k++) {
             String which = "items[" + k + "]";
             try {
                 if (!(array.get(k) instanceof JsonObject o)) {
@@ -280,14 +286,30 @@ public class BatchService {
                 }
                 which = which + " (" + ClientText.echo(String.valueOf(Jsons.string(o, "kind"))) + ")";
                 checkKeys(o, allowed);
-                NewTaskRequest req = NewTaskRequest.of(o, fields);
-                TaskKind kind = kind(req);
-                TaskKindHandler.Accepted<String> accepted = kinds.accept(kind, req, caller);
-                Instant runAt = NewTaskRequest.runAt(req.runAt(), now, runAtSkewS);
-                items.add(new Item(kind, accepted, runAt, prerequisites.parse(o, array.size(), k)));
+                requests[k] = NewTaskRequest.of(o, fields);
+                kindOf[k] = kind(requests[k]);
+                runAts[k] = NewTaskRequest.runAt(requests[k].runAt(), now, runAtSkewS);
+                afters[k] = prerequisites.parse(o, n, k);
             } catch (AppException e) {
                 throw new RefusedItem(which, e);
             }
+            byKind.computeIfAbsent(kindOf[k], x -> new ArrayList<>()).add(k);
+        }
+        List<TaskKindHandler.Accepted<String>> accepted = new ArrayList<>(java.util.Collections.nCopies(n, null));
+        byKind.forEach((kind, indexes) -> {
+            try {
+                List<TaskKindHandler.Accepted<String>> ok = kinds.acceptAll(kind,
+                        indexes.stream().map(k -> requests[k]).toList(), caller);
+                for (int x = 0; x < indexes.size(); x++) {
+                    accepted.set(indexes.get(x), ok.get(x));
+                }
+            } catch (RefusedAt e) {
+                throw new RefusedItem("items[" + indexes.get(e.index()) + "] (" + kind.name() + ")", e.reason());
+            }
+        });
+        List<Item> items = new ArrayList<>(n);
+        for (int k = 0; k < n; k++) {
+            items.add(new Item(kindOf[k], accepted.get(k), runAts[k], afters[k]));
         }
         return items;
     }

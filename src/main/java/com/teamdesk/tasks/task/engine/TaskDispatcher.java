@@ -84,17 +84,23 @@ public class TaskDispatcher {
     }
 
     /**
-     * Issue 52 (R51): dispatches the due children of a batch that wait for nothing, right after the batch's creating
-     * transaction committed, in one pipelined round trip per {@code limit} children.
+     * Issue 52 (R51, R18): adds the queue jobs of runs their creating transaction committed already marked dispatched
+     * (a batch's children), in one pipelined round trip. A duplicate (R2) is fine. Never throws.
      *
-     * @return how many runs were handed over
+     * @return false when Redis could not take them: the caller takes the marks back for the dispatch sweep
      */
-    @Transactional(TxType.MANDATORY)
-    public int dispatchBatch(UUID batchId, int limit) {
-        Instant now = clock.instant();
-        List<Dispatch> due = ledger.lockBatchDue(batchId, now, limit);
-        handOver(due, now);
-        return due.size();
+    public boolean addAllCommitted(List<Dispatch> runs) {
+        if (runs.isEmpty()) {
+            return true;
+        }
+        try {
+            queue.addBulk(runs.stream().map(run -> new NewJob(run.job().toString(), payload(run.job(), run.traceParent()),
+                    options(run))).toList());
+            return true;
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "task.dispatch of " + runs.size() + " runs deferred to the sweep: " + e);
+            return false;
+        }
     }
 
     /**

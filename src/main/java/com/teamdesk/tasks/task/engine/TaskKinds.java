@@ -202,6 +202,20 @@ public class TaskKinds {
     }
 
     /**
+     * Issue 52: lets the kind's handler check several requests of one caller at once ({@link TaskKindHandler#acceptAll}).
+     *
+     * @return one accepted request per request, in order, the parameters in their stored JSON form
+     * @throws com.teamdesk.tasks.task.spi.RefusedAt the first refused request
+     */
+    public List<Accepted<String>> acceptAll(TaskKind kind, List<NewTaskRequest> requests, Caller caller) {
+        return acceptAll(handler(kind), requests, caller);
+    }
+
+    private static <P> List<Accepted<String>> acceptAll(TaskKindHandler<P> h, List<NewTaskRequest> requests, Caller caller) {
+        return h.acceptAll(requests, caller).stream().map(a -> new Accepted<>(a.scope(), h.store(a.params()))).toList();
+    }
+
+    /**
      * Runs an execution with its kind's handler, on the parameters stored in its row.
      *
      * @see TaskKindHandler#run

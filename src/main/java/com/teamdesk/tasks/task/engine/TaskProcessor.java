@@ -172,7 +172,7 @@ public class TaskProcessor implements JobProcessor {
             }
         } finally {
             share.close();
-            if (outcome != null && !ExecutionOutcome.DEFERRED.name().equals(outcome) && task.settlesOthers()) {
+            if (outcome != null && !ExecutionOutcome.DEFERRED.name().equals(outcome) && releases(task, execution)) {
                 release(task);
             }
             Duration took = Duration.ofNanos(System.nanoTime() - started);
@@ -183,6 +183,25 @@ public class TaskProcessor implements JobProcessor {
                 span.outcome(ended);
                 span.end();
             }
+        }
+    }
+
+    /**
+     * Issue 52: whether the end of this run may have released others: a batch's child, a task known at its claim to
+     * have dependents, or one whose completion statement said so (a dependent may be created while it runs). A run that
+     * ended otherwise (an export's completion, a failure) is asked once; a reminder's or digest's never.
+     */
+    private boolean releases(BackgroundTask task, Execution execution) {
+        if (task.settlesOthers() || execution.releasesOthers()) {
+            return true;
+        }
+        if (execution.completedHere()) {
+            return false;
+        }
+        try {
+            return ledger.hasDependents(task.id());
+        } catch (RuntimeException e) {
+            return false; // the dispatch sweep hands it over within its period (R18)
         }
     }
 

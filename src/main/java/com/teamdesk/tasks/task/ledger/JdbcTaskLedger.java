@@ -117,8 +117,9 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
     }
 
     /**
-     * Issue 52 (R51): the children of a batch, WAITING, run 0, not dispatched, in ONE statement (the batch's
-     * creating transaction; they are handed to the queue after its commit, {@link #lockBatchDue}).
+     * Issue 52 (R51): the children of a batch, WAITING, run 0, in ONE statement of the batch's creating transaction;
+     * those due now that wait for nothing are marked dispatched by it, and the caller adds their jobs after the commit
+     * (R18, as {@link #insert} with {@code dispatched}).
      *
      * @return how many rows were inserted (all of them)
      */
@@ -126,10 +127,14 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
     public int insertChildren(UUID teamId, UUID ownerId, UUID batchId, List<NewChild> children, Instant now,
             String traceParent) {
         int n = children.size();
-        Object[][] columns = new Object[8][n];
+        Object[][] columns = new Object[9][n];
         for (int k = 0; k < n; k++) {
             NewChild c = children.get(k);
             columns[7][k] = c.hasDependents();
+            if (c.dispatched() && c.waitsFor() > 0) {
+                throw new IllegalArgumentException("a task that waits for others is dispatched when they settle");
+            }
+            columns[8][k] = c.dispatched();
             columns[0][k] = c.id();
             columns[1][k] = c.kind().name();
             columns[2][k] = c.scope().name();
@@ -139,23 +144,36 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
             columns[6][k] = c.runAnyway();
         }
         String sql = "INSERT INTO background_task (id, kind, team_id, owner_id, scope, filters, status, run, attempts,"
-                + " progress, run_at, created_at, updated_at, trace_parent, batch_id, waits_for, run_anyway, has_dependents)"
-                + " SELECT r.id, r.kind, ?, ?, r.scope, r.params::jsonb, 'WAITING', 0, 0, 0, r.run_at::timestamptz, ?, ?, ?,"
-                + " ?, r.waits_for, r.run_anyway, r.has_dependents FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[],"
-                + " ?::text[], ?::int[], ?::boolean[], ?::boolean[])"
-                + " AS r(id, kind, scope, params, run_at, waits_for, run_anyway, has_dependents)";
-        return jdbc.updateExpecting(n, TABLE, "batch insert", sql, teamId, ownerId, now, now, traceParent, batchId,
+                + " progress, run_at, created_at, updated_at, trace_parent, batch_id, waits_for, run_anyway, has_dependents,"
+                + " dispatched_at) SELECT r.id, r.kind, ?, ?, r.scope, r.params::jsonb, 'WAITING', 0, 0, 0,"
+                + " r.run_at::timestamptz, ?, ?, ?, ?, r.waits_for, r.run_anyway, r.has_dependents,"
+                + " CASE WHEN r.dispatched THEN ?::timestamptz END FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[],"
+                + " ?::text[], ?::int[], ?::boolean[], ?::boolean[], ?::boolean[])"
+                + " AS r(id, kind, scope, params, run_at, waits_for, run_anyway, has_dependents, dispatched)";
+        return jdbc.updateExpecting(n, TABLE, "batch insert", sql, teamId, ownerId, now, now, traceParent, batchId, now,
                 Jdbc.array("uuid", columns[0]), Jdbc.array("text", columns[1]), Jdbc.array("text", columns[2]),
                 Jdbc.array("text", columns[3]), Jdbc.array("text", columns[4]), Jdbc.array("integer", columns[5]),
-                Jdbc.array("boolean", columns[6]), Jdbc.array("boolean", columns[7]));
+                Jdbc.array("boolean", columns[6]), Jdbc.array("boolean", columns[7]), Jdbc.array("boolean", columns[8]));
+    }
+
+    /**
+     * Issue 52 (R18): takes back the dispatch marks of a batch's children whose queue jobs could not be added after the
+     * batch committed, so that the dispatch sweep adds them; only runs still WAITING with exactly that mark.
+     *
+     * @return how many marks were cleared
+     */
+    public int undispatchBatch(UUID batchId, Instant dispatchedAt) {
+        return jdbc.update(TABLE, "undispatch", "UPDATE background_task SET dispatched_at = NULL WHERE batch_id = ?"
+                + " AND status = 'WAITING' AND dispatched_at = ?", batchId, dispatchedAt);
     }
 
     /**
      * One child of {@link #insertChildren}: as the arguments of {@link #insert}; {@code params} is the kind's JSON;
-     * {@code hasDependents} when another child waits for it.
+     * {@code hasDependents} when another child waits for it; {@code dispatched}: marked handed to the queue by the
+     * INSERT (due now and waiting for nothing), the caller adds its job after the commit (R18, as a single create).
      */
     public record NewChild(UUID id, TaskKind kind, TaskScope scope, String params, Instant runAt, int waitsFor,
-            boolean runAnyway, boolean hasDependents) {
+            boolean runAnyway, boolean hasDependents, boolean dispatched) {
     }
 
     /**
@@ -440,10 +458,20 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
      */
     @Override
     @Transactional(TxType.MANDATORY)
-    public void complete(Lease lease, String what, Instant now) {
+    public boolean complete(Lease lease, String what, Instant now) {
         Fencing.checkDeadline(lease, what, now);
-        leaseChecked(lease, what, "UPDATE background_task SET status = 'COMPLETED', progress = 100, execution_id = NULL,"
-                + " last_error = NULL, updated_at = ?" + LEASE, now);
+        // issue 52: the statement also says whether some task waits for this run (no second round trip)
+        List<Boolean> row = jdbc.query(TABLE, what, "UPDATE background_task SET status = 'COMPLETED', progress = 100,"
+                + " execution_id = NULL, last_error = NULL, updated_at = ?" + LEASE + " RETURNING has_dependents",
+                rs -> rs.getBoolean(1), Fencing.withLease(lease, now));
+        Fencing.checkLease(lease, what, row.size());
+        return row.get(0);
+    }
+
+    /** Issue 52 (R53): whether some task waits for this one (read after a run ended other than by {@link #complete}). */
+    public boolean hasDependents(UUID taskId) {
+        return jdbc.query(TABLE, "query", "SELECT has_dependents FROM background_task WHERE id = ?", rs -> rs.getBoolean(1),
+                taskId).stream().findFirst().orElse(false);
     }
 
     /** The completion with a result's assignments: the result is this execution's, and the run COMPLETED. */
@@ -697,14 +725,6 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
     public List<Dispatch> lockDueForDispatch(Instant now, int limit, UUID onlyTask) {
         Object[] args = onlyTask == null ? new Object[] {now, limit} : new Object[] {now, onlyTask, limit};
         return lockDue(onlyTask == null ? "" : " AND id = ?", args);
-    }
-
-    /**
-     * Issue 52: locks the due, undispatched children of a batch that wait for nothing, for the dispatch right after
-     * the batch's creating transaction committed (R18), as {@link #lockDueForDispatch}.
-     */
-    public List<Dispatch> lockBatchDue(UUID batchId, Instant now, int limit) {
-        return lockDue(" AND batch_id = ?", now, batchId, limit);
     }
 
     /**

@@ -13,7 +13,11 @@ import com.teamdesk.tasks.task.spi.TaskKind;
 import com.teamdesk.tasks.task.spi.TaskKindHandler;
 import com.teamdesk.tasks.task.spi.TaskRejected;
 import com.teamdesk.tasks.task.spi.TaskScope;
+import com.teamdesk.tasks.task.spi.RefusedAt;
+import com.teamdesk.tasks.team.JdbcTicketReader;
+import com.teamdesk.tasks.team.TeamAccess;
 import com.teamdesk.tasks.team.Ticket;
+import com.teamdesk.tasks.team.TicketRow;
 import com.teamdesk.tasks.team.TicketService;
 import com.teamdesk.tasks.team.TicketStatus;
 import io.opentelemetry.api.trace.Span;
@@ -21,7 +25,11 @@ import io.opentelemetry.api.trace.StatusCode;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Collectors;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
@@ -47,6 +55,10 @@ public class ReminderHandler implements TaskKindHandler<ReminderParams> {
 
     @Inject
     TicketService tickets;
+
+    /** Issue 52: a batch's tickets in one read. */
+    @Inject
+    JdbcTicketReader ticketRows;
 
     @Inject
     @ConfigProperty(name = "teamdesk.task.reminder.timeout-ms", defaultValue = "60000")
@@ -96,6 +108,44 @@ public class ReminderHandler implements TaskKindHandler<ReminderParams> {
             throw new InvalidInputException("reminder.no_assignee", "The ticket has no assignee to remind.");
         }
         return new Accepted<>(caller.role().isStaff() ? TaskScope.TEAM : TaskScope.SELF, p);
+    }
+
+    /**
+     * Issue 52: {@link #accept} of a batch's reminders with ONE read of their tickets (the caller's role is the one the
+     * batch was checked with), the same refusals in the same order of checks.
+     */
+    @Override
+    public List<Accepted<ReminderParams>> acceptAll(List<NewTaskRequest> requests, Caller caller) {
+        List<ReminderParams> params = new ArrayList<>(requests.size());
+        for (int i = 0; i < requests.size(); i++) {
+            NewTaskRequest r = requests.get(i);
+            try {
+                params.add(ReminderParams.validate(r.text("ticketId"), r.text("message"), r.text("recipients")));
+            } catch (InvalidInputException e) {
+                throw new RefusedAt(i, e);
+            }
+        }
+        Map<UUID, TicketRow> found = ticketRows.inTeam(caller.teamId(),
+                params.stream().map(ReminderParams::ticketId).collect(Collectors.toSet()));
+        TaskScope scope = caller.role().isStaff() ? TaskScope.TEAM : TaskScope.SELF;
+        List<Accepted<ReminderParams>> out = new ArrayList<>(requests.size());
+        for (int i = 0; i < params.size(); i++) {
+            ReminderParams p = params.get(i);
+            TicketRow t = found.get(p.ticketId());
+            if (t == null || !TeamAccess.canSee(caller.role(), caller.userId(), t.requesterId(), t.assigneeId())) {
+                throw new RefusedAt(i, new NotFoundException("ticket.not_found", "No ticket " + p.ticketId()
+                        + " in this team."));
+            }
+            if (t.status() == TicketStatus.CLOSED) {
+                throw new RefusedAt(i, new InvalidInputException("reminder.ticket_closed", "The ticket is closed."));
+            }
+            if (p.recipients() == ReminderParams.Recipients.ASSIGNEE && t.assigneeId() == null) {
+                throw new RefusedAt(i, new InvalidInputException("reminder.no_assignee",
+                        "The ticket has no assignee to remind."));
+            }
+            out.add(new Accepted<>(scope, p));
+        }
+        return out;
     }
 
     /**

@@ -26,6 +26,9 @@ public final class Execution {
     private final ChildSpans spans;
     /** The queue lock was lost: later progress reports to the queue can only fail, so none are sent. */
     private volatile boolean queueLockLost;
+    /** Issue 52: {@link #complete} was called, and what its statement said of the run's dependents. */
+    private volatile boolean completed;
+    private volatile boolean releasesOthers;
     /** The last queue progress report failed: further failures in a row are logged at FINE only. */
     private volatile boolean queueReportFailing;
     /** Monotonic time source of {@link #checkLeaseIfDue}, in nanoseconds. */
@@ -178,7 +181,23 @@ public final class Execution {
      * @throws RunTimedOut past the run's deadline (R26)
      */
     public void complete(String what, Instant now) {
-        ledger.complete(lease, what, now);
+        completed = true;
+        if (ledger.complete(lease, what, now)) {
+            releasesOthers = true;
+        }
+    }
+
+    /**
+     * Issue 52: whether this execution's run ended through {@link #complete}, and so whether {@link #releasesOthers}
+     * knows if some task waits for it.
+     */
+    public boolean completedHere() {
+        return completed;
+    }
+
+    /** Issue 52 (R53): true when {@link #complete} found that some task waits for this run (read by its statement). */
+    public boolean releasesOthers() {
+        return releasesOthers;
     }
 
     /**

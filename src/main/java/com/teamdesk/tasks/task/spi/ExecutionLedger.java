@@ -35,10 +35,12 @@ public interface ExecutionLedger {
      * its completion (R14) calls it there, and the {@link LeaseLost} it throws rolls them back.
      *
      * @param what names the transition in errors, e.g. {@code reminder completion}
+     * @return true when some task waits for this one (issue 52, R53): once the caller's transaction committed, what
+     *         this end released is handed to the queue
      * @throws LeaseLost   the statement did not match exactly one row
      * @throws RunTimedOut past the run's deadline (R26); nothing is written
      */
-    void complete(Lease lease, String what, Instant now);
+    boolean complete(Lease lease, String what, Instant now);
 
     /**
      * Completes the run under the lease with a stored result (R13): as {@link #complete}, and the result columns

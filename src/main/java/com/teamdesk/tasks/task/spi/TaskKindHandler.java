@@ -52,6 +52,26 @@ public interface TaskKindHandler<P> {
      */
     Accepted<P> accept(NewTaskRequest request, Caller caller);
 
+    /**
+     * Issue 52 (R51): {@link #accept} of several requests of one caller at once (a batch's items of this kind), all
+     * or none. By default one by one; a kind whose checks read the database reads once for all (the reminder's
+     * tickets).
+     *
+     * @return one accepted request per request, in order
+     * @throws RefusedAt the first refused request, with the refusal {@link #accept} would throw
+     */
+    default List<Accepted<P>> acceptAll(List<NewTaskRequest> requests, Caller caller) {
+        List<Accepted<P>> out = new java.util.ArrayList<>(requests.size());
+        for (int i = 0; i < requests.size(); i++) {
+            try {
+                out.add(accept(requests.get(i), caller));
+            } catch (com.teamdesk.tasks.common.AppException e) {
+                throw new RefusedAt(i, e);
+            }
+        }
+        return out;
+    }
+
     /** @return the stored JSON form of {@code params} */
     String store(P params);
 

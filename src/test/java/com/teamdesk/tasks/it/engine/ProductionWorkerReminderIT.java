@@ -9,6 +9,10 @@ import com.teamdesk.tasks.platform.Transactions;
 import com.teamdesk.tasks.platform.TxSite;
 import com.teamdesk.tasks.queue.JobState;
 import com.teamdesk.tasks.queue.Queue;
+import com.teamdesk.tasks.common.Jsons;
+import com.teamdesk.tasks.task.batch.BatchService;
+import com.teamdesk.tasks.task.engine.TaskKinds;
+import jakarta.json.JsonObject;
 import com.teamdesk.tasks.task.engine.TaskProcessor;
 import com.teamdesk.tasks.task.engine.TaskWorker;
 import com.teamdesk.tasks.task.ledger.JdbcTaskLedger;
@@ -74,6 +78,10 @@ class ProductionWorkerReminderIT extends EngineCase {
     EnlistmentGuard enlistment;
     @Inject
     CdiTransactionalProbe cdiProbe;
+    @Inject
+    BatchService batches;
+    @Inject
+    TaskKinds kinds;
 
     private EngineFixtures.TestTeam team;
     private UUID ticket;
@@ -164,6 +172,46 @@ class ProductionWorkerReminderIT extends EngineCase {
         sweeps.dispatchDue(1000);
         awaitStatus(TaskStatus.COMPLETED);
         assertSingleResult(1);
+    }
+
+    /**
+     * Issue 52 (R52): the same takeover on the only child of a batch, whose end moves the batch's count: A's
+     * completion matches no row, so the count stays 0 and nothing of A's transaction commits; after recovery the
+     * production worker completes the child once, and that end creates the batch's completion once, which runs.
+     */
+    @Test
+    void aLeaseTakenOverInsideABatchChildsTransactionMovesNoCountAndTheNextEndFinishesTheBatchOnce() throws Exception {
+        var aPaused = gates.gate(ReminderPausePoint.REMINDER_AFTER_LEASE_READ, ANY_TASK, 1);
+        JsonObject body = Jsons.PROVIDER.createObjectBuilder()
+                .add("items", Jsons.PROVIDER.createArrayBuilder().add(Jsons.PROVIDER.createObjectBuilder()
+                        .add("kind", "REMINDER").add("ticketId", ticket.toString()).add("message", "Please look at this")
+                        .add("recipients", "TEAM_STAFF")))
+                .add("completion", Jsons.PROVIDER.createObjectBuilder().add("kind", "BATCH_REPORT")).build();
+        UUID batch = batches.create(team.staff(), team.id(), body, kinds.requestFields(), null).batch().id();
+        task = (UUID) fx.value("SELECT id FROM background_task WHERE batch_id = ?", batch);
+
+        Lease a = aPaused.awaitArrival();
+        assertEquals(task, a.taskId());
+        JdbcTaskLedger.Claim b = ledger.claim(task, 0, 1, clock.instant()).orElseThrow(); // as B's processor does
+        aPaused.release();
+        awaitQueueState(queue, JobState.COMPLETED); // A returned quietly after LeaseLost (R9)
+        assertEquals(0, fx.count("SELECT completed + failed + cancelled FROM task_batch WHERE id = ?", batch),
+                "A's completion matched no row: the batch's count did not move");
+        assertEquals(0, fx.count("SELECT count(*) FROM background_task WHERE completes_batch = ?", batch));
+        assertEquals(0, notifications());
+        assertEquals(b.lease().executionId(), row().executionId(), "the row still carries B's lease");
+
+        fx.age(task, Duration.ofMinutes(10)); // B dies; R19/R20 heal the run and the production worker runs it again
+        assertTrue(sweeps.recoverStalled(1000).contains(TaskJobId.of(task, 0)));
+        sweeps.dispatchDue(1000);
+        awaitStatus(TaskStatus.COMPLETED);
+        assertSingleResult(1);
+        Poll.until(() -> fx.count("SELECT count(*) FROM background_task WHERE completes_batch = ? AND status = 'COMPLETED'",
+                batch) == 1, Duration.ofSeconds(30), "the batch's completion COMPLETED");
+        UUID completion = (UUID) fx.value("SELECT id FROM background_task WHERE completes_batch = ?", batch);
+        assertEquals(1, fx.count("SELECT completed FROM task_batch WHERE id = ?", batch), "counted once");
+        assertEquals(1, fx.count("SELECT count(*) FROM background_task WHERE completes_batch = ?", batch));
+        assertEquals(1, fx.count("SELECT count(*) FROM notification WHERE task_id = ?", completion), "one report");
     }
 
     /**
