@@ -320,9 +320,10 @@ async function showIncidents() {
             `${c.count} on ${c.workers} worker${c.workers === 1 ? '' : 's'}`)]))
         : empty('No execution ran in this range.'),
       page.items.length
-        ? table('Executions', ['Task', 'Kind', 'Run', 'Attempt', 'Worker', 'Started', 'Took', 'Outcome', 'Taken over by'],
+        ? table('Executions', ['Task', 'Kind', 'Batch', 'Run', 'Attempt', 'Worker', 'Started', 'Took', 'Outcome', 'Taken over by'],
           page.items.map(e => h('tr.ops-inc-row', { 'data-outcome': e.outcome || 'RUNNING' },
-            h('td', taskLink(e.taskId)), h('td', e.kind), h('td.num', String(e.run + 1)), h('td.num', String(e.attempt)),
+            h('td', taskLink(e.taskId)), h('td', e.kind), h('td.mono', e.batchId ? e.batchId.slice(0, 8) : '—'),
+            h('td.num', String(e.run + 1)), h('td.num', String(e.attempt)),
             h('td.mono', e.worker || '—'), h('td', time(e.claimedAt)), h('td', duration(e.durationMs)),
             h('td', e.outcome || 'running', e.cause ? h('div.muted', e.cause) : null),
             h('td.mono', e.takenOverBy ? e.takenOverBy.slice(0, 8) : '—'))))

@@ -88,15 +88,18 @@ public final class Report {
         double sc = single.get("createSeconds").getAsDouble();
         double be = batch.get("claimToLastCompletionSeconds").getAsDouble();
         double se = single.get("claimToLastCompletionSeconds").getAsDouble();
+        JsonObject engine = r.has("engine") && r.get("engine").isJsonObject() ? r.getAsJsonObject("engine") : null;
+        double ee = engine == null || engine.get("claimToLastCompletionSeconds").isJsonNull() ? Double.NaN
+                : engine.get("claimToLastCompletionSeconds").getAsDouble();
         double flow = seed.get("flowCreateSeconds").getAsDouble();
         summary.add(new String[] {"P9 create 10 000 reminders, batches (s)", fmt2(bc), fmt2(sc) + " (one POST each)",
                 fmt2(sc / bc), "≥ 20"});
-        summary.add(new String[] {"P9 execution with the batch's bookkeeping (s)", fmt2(be), fmt2(se) + " (no batch)",
-                fmt2(se / be), "≥ 0.91"});
-        summary.add(new String[] {"P9 create vs BullMQ flows (s)", fmt2(bc), fmt2(flow) + " (BullMQ FlowProducer)",
+        summary.add(new String[] {"P9 execution with the batch's bookkeeping (s)", fmt2(be), fmt2(ee)
+                + " (the same reminders, no batch)", fmt2(ee / be), "≥ 0.91"});
+        summary.add(new String[] {"P9 batch create vs BullMQ flows (s)", fmt2(bc), fmt2(flow) + " (BullMQ FlowProducer)",
                 fmt2(flow / bc), "(reported)"});
-        verdict("P9", sc / bc >= 20 && se / be >= 0.91, "create " + fmt2(sc / bc) + " (≥ 20), bookkeeping "
-                + fmt2(se / be) + " (≥ 0.91)");
+        verdict("P9", sc / bc >= 20 && ee / be >= 0.91, "create " + fmt2(sc / bc) + " (≥ 20), bookkeeping "
+                + fmt2(ee / be) + " (≥ 0.91)");
         meta(d, r);
         d.append("| ours | create (s) | first claim to last completion (s) | end to end (s) | machine CPU per task (ms) |\n"
                 + "|---|---|---|---|---|\n");
@@ -107,7 +110,9 @@ public final class Report {
         d.append("| one POST each (8 clients) | ").append(val(single.get("createSeconds"))).append(" | ")
                 .append(val(single.get("claimToLastCompletionSeconds"))).append(" | ")
                 .append(val(single.get("allCompletedSeconds"))).append(" | ").append(val(single.get("cpuMsPerTask")))
-                .append(" |\n\n");
+                .append(" |\n");
+        d.append("| the same reminders as plain rows (SQL, no batch) | — | ")
+                .append(engine == null ? "—" : val(engine.get("claimToLastCompletionSeconds"))).append(" | — | — |\n\n");
         d.append("The seed's stack, create side only (BullMQ ").append(val(seed.get("bullmq")))
                 .append(", no ledger rows): 10 flows of 1 000 children ").append(val(seed.get("flowCreateSeconds")))
                 .append(" s; 10 addBulk of 1 000 ").append(val(seed.get("addBulkCreateSeconds"))).append(" s.\n\n");

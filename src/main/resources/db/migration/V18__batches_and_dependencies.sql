@@ -106,6 +106,7 @@ DECLARE
     was_final boolean := OLD.status IN ('COMPLETED', 'FAILED', 'CANCELLED');
     is_final boolean := NEW.status IN ('COMPLETED', 'FAILED', 'CANCELLED');
     policy text;
+    whole boolean;
     waiting uuid[];
 BEGIN
     IF was_final = is_final THEN
@@ -122,14 +123,15 @@ BEGIN
                                             WHEN was_final AND OLD.status = 'CANCELLED' THEN -1 ELSE 0 END,
                updated_at = greatest(updated_at, NEW.updated_at)
          WHERE id = NEW.batch_id
-        RETURNING on_child_failure INTO policy;
+        RETURNING on_child_failure, completed + failed + cancelled = size INTO policy, whole;
         IF is_final AND NEW.status = 'FAILED' AND policy = 'CANCEL_REST' THEN
             -- each cancelled sibling fires this trigger in turn (its count, its own dependents)
             UPDATE background_task SET status = 'CANCELLED', cancelled_at = NEW.updated_at, updated_at = NEW.updated_at,
                    last_error = 'Cancelled: task ' || NEW.id || ' of its batch failed (onChildFailure CANCEL_REST).'
              WHERE batch_id = NEW.batch_id AND status = 'WAITING';
         END IF;
-        IF is_final THEN
+        -- only the end that made the count whole tries to finish (a cancelled sibling's own end did, in its turn)
+        IF is_final AND whole THEN
             PERFORM task_batch_finish(NEW.batch_id, NEW.updated_at);
         END IF;
     END IF;

@@ -9,6 +9,7 @@ import com.teamdesk.tasks.it.support.Api.Reply;
 import com.teamdesk.tasks.it.support.ApiCase;
 import com.teamdesk.tasks.it.support.Tokens;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
 import java.net.URL;
 import java.sql.Timestamp;
 import java.time.Duration;
@@ -77,6 +78,14 @@ class BatchIT extends ApiCase {
         assertTrue(message.contains("Reached 2 people: User ann-" + t.slug() + ", User bo-" + t.slug() + "."), message);
         assertEquals(3, data.count("SELECT count(*) FROM notification n JOIN background_task c ON c.id = n.task_id"
                 + " WHERE c.batch_id = ?::uuid", batch.getString("id")), "one notification per reminder");
+
+        String operator = Tokens.with(data.user("ops-" + t.slug()), jakarta.json.Json.createObjectBuilder()
+                .add("groups", jakarta.json.Json.createArrayBuilder().add("member").add("operator")));
+        Reply executions = api.get("admin/executions?team=" + t.id(), operator);
+        assertEquals(200, executions.status(), executions.toString());
+        assertTrue(executions.json().getJsonArray("items").stream().map(JsonValue::asJsonObject)
+                .allMatch(e -> batch.getString("id").equals(e.getString("batchId"))),
+                "the operator's executions name the batch of each child and of the completion: " + executions);
 
         Reply children = api.get("batches/" + batch.getString("id") + "/tasks?limit=2", staff);
         assertEquals(200, children.status(), children.toString());

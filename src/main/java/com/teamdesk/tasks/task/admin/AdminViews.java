@@ -96,11 +96,12 @@ public final class AdminViews {
      *
      * @param durationMs endedAt - claimedAt in ms, null while it runs
      * @param outcome    null while it runs
+     * @param batchId    issue 52: the batch its task is a child or the completion of, else null
      */
     @JsonbNillable
     public record AdminExecution(UUID taskId, String kind, UUID teamId, UUID executionId, int run, int attempt,
             String worker, Instant claimedAt, Instant endedAt, ExecutionOutcome outcome, String cause, Long durationMs,
-            int progress, UUID takenOverBy) {
+            int progress, UUID takenOverBy, UUID batchId) {
     }
 
     /**

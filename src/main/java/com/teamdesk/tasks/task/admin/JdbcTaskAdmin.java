@@ -126,7 +126,8 @@ public class JdbcTaskAdmin {
      */
     public List<AdminExecution> executions(ExecutionFilter f, Instant afterClaimedAt, UUID afterId, int limit) {
         StringBuilder sql = new StringBuilder("SELECT e.task_id, t.kind, t.team_id, e.execution_id, e.run, e.attempt,"
-                + " e.worker, e.claimed_at, e.ended_at, e.outcome, e.cause, e.progress, e.taken_over_by"
+                + " e.worker, e.claimed_at, e.ended_at, e.outcome, e.cause, e.progress, e.taken_over_by,"
+                + " coalesce(t.batch_id, t.completes_batch)"
                 + from(f));
         List<Object> args = new ArrayList<>();
         where(f, sql, args);
@@ -145,7 +146,7 @@ public class JdbcTaskAdmin {
                     rs.getInt(5), rs.getInt(6), rs.getString(7), claimed, ended,
                     rs.getString(10) == null ? null : ExecutionOutcome.valueOf(rs.getString(10)), rs.getString(11),
                     ended == null ? null : ended.toEpochMilli() - claimed.toEpochMilli(), rs.getInt(12),
-                    Jdbc.uuid(rs, 13));
+                    Jdbc.uuid(rs, 13), Jdbc.uuid(rs, 14));
         }, args.toArray());
     }
 

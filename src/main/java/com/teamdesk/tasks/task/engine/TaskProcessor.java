@@ -187,19 +187,16 @@ public class TaskProcessor implements JobProcessor {
     }
 
     /**
-     * Issue 52: whether the end of this run may have released others: a batch's child, a task known at its claim to
-     * have dependents, or one whose completion statement said so (a dependent may be created while it runs). A run that
-     * ended otherwise (an export's completion, a failure) is asked once; a reminder's or digest's never.
+     * Issue 52: whether the end of this run may have released others (a dependent may be created while it runs, so the
+     * claim's row does not tell). A reminder's, digest's or report's completion statement said so itself; a run that
+     * ended otherwise (an export's completion, a failure) of a task that may have dependents or a batch is asked once.
      */
     private boolean releases(BackgroundTask task, Execution execution) {
-        if (task.settlesOthers() || execution.releasesOthers()) {
-            return true;
-        }
         if (execution.completedHere()) {
-            return false;
+            return execution.releasesOthers();
         }
         try {
-            return ledger.hasDependents(task.id());
+            return ledger.mayHaveReleased(task.id());
         } catch (RuntimeException e) {
             return false; // the dispatch sweep hands it over within its period (R18)
         }

@@ -460,18 +460,25 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
     @Transactional(TxType.MANDATORY)
     public boolean complete(Lease lease, String what, Instant now) {
         Fencing.checkDeadline(lease, what, now);
-        // issue 52: the statement also says whether some task waits for this run (no second round trip)
+        // issue 52: the statement also says whether its end may release others (no second round trip): some task waits
+        // for this run, or it may be the last child of its batch (the batch's count as committed before it, + 1; a
+        // sibling ending at the same moment is not seen, and then the dispatch sweep hands the completion over)
         List<Boolean> row = jdbc.query(TABLE, what, "UPDATE background_task SET status = 'COMPLETED', progress = 100,"
-                + " execution_id = NULL, last_error = NULL, updated_at = ?" + LEASE + " RETURNING has_dependents",
-                rs -> rs.getBoolean(1), Fencing.withLease(lease, now));
+                + " execution_id = NULL, last_error = NULL, updated_at = ?" + LEASE + " RETURNING has_dependents OR"
+                + " coalesce((SELECT b.completed + b.failed + b.cancelled + 1 >= b.size FROM task_batch b"
+                + " WHERE b.id = batch_id), false)", rs -> rs.getBoolean(1), Fencing.withLease(lease, now));
         Fencing.checkLease(lease, what, row.size());
         return row.get(0);
     }
 
-    /** Issue 52 (R53): whether some task waits for this one (read after a run ended other than by {@link #complete}). */
-    public boolean hasDependents(UUID taskId) {
-        return jdbc.query(TABLE, "query", "SELECT has_dependents FROM background_task WHERE id = ?", rs -> rs.getBoolean(1),
-                taskId).stream().findFirst().orElse(false);
+    /**
+     * Issue 52 (R52, R53): whether the end of a run may have released others, read after it ended other than by
+     * {@link #complete}: some task waits for it, or its batch has finished.
+     */
+    public boolean mayHaveReleased(UUID taskId) {
+        return jdbc.query(TABLE, "query", "SELECT t.has_dependents OR coalesce((SELECT b.finished_at IS NOT NULL FROM"
+                + " task_batch b WHERE b.id = t.batch_id), false) FROM background_task t WHERE t.id = ?",
+                rs -> rs.getBoolean(1), taskId).stream().findFirst().orElse(false);
     }
 
     /** The completion with a result's assignments: the result is this execution's, and the run COMPLETED. */

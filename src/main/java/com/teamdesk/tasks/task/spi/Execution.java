@@ -195,7 +195,10 @@ public final class Execution {
         return completed;
     }
 
-    /** Issue 52 (R53): true when {@link #complete} found that some task waits for this run (read by its statement). */
+    /**
+     * Issue 52: true when {@link #complete}'s statement found that its end may release others (a task waits for this
+     * run, or it may be its batch's last child).
+     */
     public boolean releasesOthers() {
         return releasesOthers;
     }

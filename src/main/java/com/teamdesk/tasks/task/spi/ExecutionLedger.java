@@ -35,8 +35,8 @@ public interface ExecutionLedger {
      * its completion (R14) calls it there, and the {@link LeaseLost} it throws rolls them back.
      *
      * @param what names the transition in errors, e.g. {@code reminder completion}
-     * @return true when some task waits for this one (issue 52, R53): once the caller's transaction committed, what
-     *         this end released is handed to the queue
+     * @return true when this end may release others (issue 52): some task waits for this one (R53), or it may be the
+     *         last child of its batch (R52); once the caller's transaction committed, what it released is handed over
      * @throws LeaseLost   the statement did not match exactly one row
      * @throws RunTimedOut past the run's deadline (R26); nothing is written
      */
