@@ -26,7 +26,9 @@ import java.util.UUID;
  * completion COMPLETED), and the execution time (first claim to last completion, bench_claim), which compares
  * what the batch's bookkeeping (V18's trigger on every child's end, the completions) costs the workers.
  *
- * <p>Usage: {@code P9Batches batch|single <base url> <key> <jdbc url> <db user> <tasks> <batch size> <clients>}.
+ * <p>{@code plain}: the same reminders as plain rows inserted in SQL, no batch, no HTTP ({@link #plain}).
+ *
+ * <p>Usage: {@code P9Batches batch|single|plain <base url> <key> <jdbc url> <db user> <tasks> <batch size> <clients>}.
  * Prints one JSON line. Fails unless every reminder (and completion) COMPLETED and each reminder notified once.
  */
 public final class P9Batches {
@@ -42,6 +44,8 @@ public final class P9Batches {
             List<UUID[]> tickets = tickets(db);
             if (args[0].equals("batch")) {
                 batches(api, token, db, tickets, tasks, batchSize, clients);
+            } else if (args[0].equals("plain")) {
+                plain(api, token, db, tickets, tasks, batchSize);
             } else {
                 singles(api, token, db, tickets, tasks, clients);
             }
@@ -140,6 +144,50 @@ public final class P9Batches {
         System.out.println(String.format(Locale.ROOT, "{\"mode\":\"single\",\"tasks\":%d,\"clients\":%d,"
                 + "\"createSeconds\":%.3f,\"createPerSecond\":%.1f,\"allCompletedSeconds\":%.3f,"
                 + "\"claimToLastCompletionSeconds\":%.3f}", tasks, clients, createdS, tasks / createdS, allS, execS));
+    }
+
+    /**
+     * The batches' reminders without a batch: the same teams and tickets in the same order, as plain WAITING rows
+     * inserted by one SQL statement (each a copy of a reminder the API created for its ticket, as P2r's engine mode
+     * does), dispatched by the server's sweep. Its execution time (first claim to last completion) is what the batch's
+     * children take without the batch's bookkeeping.
+     */
+    static void plain(Api api, String token, Connection db, List<UUID[]> tickets, int tasks, int batchSize)
+            throws Exception {
+        java.util.Map<UUID, UUID> template = new java.util.HashMap<>(); // ticket -> a reminder the API created for it
+        for (UUID[] t : tickets) {
+            template.put(t[0], Api.idOf(api.create(token, t[1], reminder(t[0]))));
+        }
+        P4Latency.awaitCompleted(db, new ArrayList<>(template.values()));
+        List<UUID> teams = teams(tickets);
+        UUID[] sources = new UUID[tasks];
+        for (int k = 0; k < tasks; k++) {
+            List<UUID> own = ticketsOf(tickets, teams.get((k / batchSize) % teams.size()));
+            sources[k] = template.get(own.get((k % batchSize) % own.size()));
+        }
+        List<UUID> ids = new ArrayList<>();
+        db.setAutoCommit(true);
+        try (PreparedStatement ps = db.prepareStatement("INSERT INTO background_task (id, kind, team_id, owner_id, scope,"
+                + " filters, status, run, attempts, progress, run_at, created_at, updated_at)"
+                + " SELECT gen_random_uuid(), 'REMINDER', s.team_id, s.owner_id, s.scope, s.filters, 'WAITING', 0, 0, 0,"
+                + " now(), now(), now() FROM unnest(?::uuid[]) WITH ORDINALITY AS u(tid, ord)"
+                + " JOIN background_task s ON s.id = u.tid ORDER BY u.ord RETURNING id")) {
+            ps.setArray(1, db.createArrayOf("uuid", sources));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(rs.getObject(1, UUID.class));
+                }
+            }
+        }
+        if (ids.size() != tasks) {
+            throw new IllegalStateException("inserted " + ids.size() + " of " + tasks + " reminder rows");
+        }
+        P4Latency.awaitCompleted(db, ids);
+        double execS = P4Latency.claimToLastCompletionSeconds(db, ids);
+        check(db, ids, tasks);
+        System.err.printf(Locale.ROOT, "P9 ours, plain rows: %d reminders, first claim -> last %.2f s%n", tasks, execS);
+        System.out.println(String.format(Locale.ROOT, "{\"mode\":\"plain\",\"tasks\":%d,\"claimToLastCompletionSeconds\":%.3f}",
+                tasks, execS));
     }
 
     private static List<UUID> ids(Connection db, String sql, List<UUID> arg) throws Exception {
