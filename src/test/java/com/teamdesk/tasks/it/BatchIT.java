@@ -332,7 +332,7 @@ class BatchIT extends ApiCase {
 
     private static void pause() {
         try {
-            Thread.sleep(100);
+            Thread.sleep(100); // bounded poll interval, not used for ordering
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AssertionError(e);
