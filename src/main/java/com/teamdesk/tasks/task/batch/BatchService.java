@@ -163,11 +163,7 @@ public class BatchService {
         int[] depth = Prerequisites.depths(items.stream().map(Item::after).toList());
         Set<UUID> named = new LinkedHashSet<>();
         items.forEach(i -> named.addAll(i.after().tasks()));
-        int deepest = 0;
-        for (int d : depth) {
-            deepest = Math.max(deepest, d);
-        }
-        int levels = deepest;
+        int levels = java.util.Arrays.stream(depth).max().orElse(0); // the longest chain among the items
         UUID batchId = UUID.randomUUID();
         List<UUID> ids = items.stream().map(i -> UUID.randomUUID()).toList();
         String traceParent = tracing.currentTraceParent();

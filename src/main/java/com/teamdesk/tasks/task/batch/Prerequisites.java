@@ -73,11 +73,6 @@ public class Prerequisites {
         }
     }
 
-    /** @return the longest chain of prerequisites allowed ({@code teamdesk.task.max-dependency-depth}) */
-    public int maxDepth() {
-        return maxDepth;
-    }
-
     /**
      * Reads {@code after} and {@code afterFailure} of a create body.
      *

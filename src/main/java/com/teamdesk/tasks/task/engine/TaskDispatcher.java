@@ -94,8 +94,7 @@ public class TaskDispatcher {
             return true;
         }
         try {
-            queue.addBulk(runs.stream().map(run -> new NewJob(run.job().toString(), payload(run.job(), run.traceParent()),
-                    options(run))).toList());
+            queue.addBulk(runs.stream().map(this::newJob).toList());
             return true;
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "task.dispatch of " + runs.size() + " runs deferred to the sweep: " + e);
@@ -196,7 +195,7 @@ public class TaskDispatcher {
             return;
         }
         List<AddResult> results = queue.addBulk(runs.stream()
-                .map(run -> new NewJob(run.job().toString(), payload(run.job(), run.traceParent()), options(run))).toList());
+                .map(this::newJob).toList());
         List<TaskJobId> added = new ArrayList<>(runs.size());
         for (int i = 0; i < runs.size(); i++) {
             if (results.get(i) == AddResult.ADDED) {
@@ -259,6 +258,11 @@ public class TaskDispatcher {
         AddResult r = queue.add(job.toString(), payload(job, task == null ? null : task.traceParent()), options);
         ledger.markDispatched(List.of(job), now);
         LOG.info(() -> "task.redispatch " + job + " (" + why + "): " + r);
+    }
+
+    /** The queue job of a run: its id (R1), its payload and its options. */
+    private NewJob newJob(Dispatch run) {
+        return new NewJob(run.job().toString(), payload(run.job(), run.traceParent()), options(run));
     }
 
     /**

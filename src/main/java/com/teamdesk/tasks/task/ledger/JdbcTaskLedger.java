@@ -12,6 +12,7 @@ import com.teamdesk.tasks.task.spi.LeaseLost;
 import com.teamdesk.tasks.task.spi.TaskJobId;
 import com.teamdesk.tasks.task.spi.TaskKind;
 import com.teamdesk.tasks.task.spi.TaskScope;
+import com.teamdesk.tasks.task.spi.TaskStatus;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional.TxType;
@@ -237,9 +238,9 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
     }
 
     /** A prerequisite as {@link #markPrerequisites} and {@link #lockPrerequisitesOf} read it. */
-    public record Prerequisite(UUID id, UUID teamId, com.teamdesk.tasks.task.spi.TaskStatus status, UUID ownerId) {
+    public record Prerequisite(UUID id, UUID teamId, TaskStatus status, UUID ownerId) {
         static final Jdbc.Row<Prerequisite> ROW = rs -> new Prerequisite(Jdbc.uuid(rs, 1), Jdbc.uuid(rs, 2),
-                com.teamdesk.tasks.task.spi.TaskStatus.valueOf(rs.getString(3)), Jdbc.uuid(rs, 4));
+                TaskStatus.valueOf(rs.getString(3)), Jdbc.uuid(rs, 4));
 
         /** @return true when it has ended (COMPLETED, FAILED or CANCELLED) */
         public boolean ended() {

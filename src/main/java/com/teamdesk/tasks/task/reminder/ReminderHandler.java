@@ -101,13 +101,23 @@ public class ReminderHandler implements TaskKindHandler<ReminderParams> {
         ReminderParams p = ReminderParams.validate(request.text("ticketId"), request.text("message"),
                 request.text("recipients"));
         Ticket ticket = tickets.get(caller.userId(), caller.teamId(), p.ticketId());
-        if (ticket.getStatus() == TicketStatus.CLOSED) {
+        checkRemindable(p, ticket.getStatus(), ticket.getAssigneeId());
+        return new Accepted<>(caller.role().isStaff() ? TaskScope.TEAM : TaskScope.SELF, p);
+    }
+
+    /**
+     * The ticket's part of {@link #accept}: an open ticket, with an assignee when the assignee is to be reminded.
+     *
+     * @throws InvalidInputException ({@code reminder.ticket_closed}) the ticket is closed; ({@code reminder.no_assignee})
+     *                               ASSIGNEE of a ticket without one
+     */
+    private static void checkRemindable(ReminderParams p, TicketStatus status, UUID assigneeId) {
+        if (status == TicketStatus.CLOSED) {
             throw new InvalidInputException("reminder.ticket_closed", "The ticket is closed.");
         }
-        if (p.recipients() == ReminderParams.Recipients.ASSIGNEE && ticket.getAssigneeId() == null) {
+        if (p.recipients() == ReminderParams.Recipients.ASSIGNEE && assigneeId == null) {
             throw new InvalidInputException("reminder.no_assignee", "The ticket has no assignee to remind.");
         }
-        return new Accepted<>(caller.role().isStaff() ? TaskScope.TEAM : TaskScope.SELF, p);
     }
 
     /**
@@ -136,12 +146,10 @@ public class ReminderHandler implements TaskKindHandler<ReminderParams> {
                 throw new RefusedAt(i, new NotFoundException("ticket.not_found", "No ticket " + p.ticketId()
                         + " in this team."));
             }
-            if (t.status() == TicketStatus.CLOSED) {
-                throw new RefusedAt(i, new InvalidInputException("reminder.ticket_closed", "The ticket is closed."));
-            }
-            if (p.recipients() == ReminderParams.Recipients.ASSIGNEE && t.assigneeId() == null) {
-                throw new RefusedAt(i, new InvalidInputException("reminder.no_assignee",
-                        "The ticket has no assignee to remind."));
+            try {
+                checkRemindable(p, t.status(), t.assigneeId());
+            } catch (InvalidInputException e) {
+                throw new RefusedAt(i, e);
             }
             out.add(new Accepted<>(scope, p));
         }
