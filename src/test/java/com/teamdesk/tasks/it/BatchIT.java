@@ -11,6 +11,10 @@ import com.teamdesk.tasks.it.support.Tokens;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import java.net.URL;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
@@ -18,6 +22,8 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -184,6 +190,46 @@ class BatchIT extends ApiCase {
         assertEquals("task.prerequisite_not_found", other.problemCode().orElse(null));
         Reply customer = api.post(tasks(), Tokens.of(t.customer()), "{\"kind\":\"DIGEST\",\"after\":[\"" + gate + "\"]}");
         assertEquals(404, customer.status(), "a customer may not name another member's task: " + customer);
+    }
+
+    /**
+     * R53, found by CI: the end that releases a dependent hands it to the queue even when another transaction holds the
+     * dependent's row at that moment, as a create naming it as its prerequisite does for a few milliseconds. The
+     * release used to skip a held row ({@code SKIP LOCKED}) and leave it to the dispatch sweep, which this server does
+     * not run: a chain of three stopped at its second task. The holder here takes {@code FOR KEY SHARE}, which lets the
+     * release's count move and holds off its lock; the order comes from PostgreSQL's own view of who waits for whom.
+     */
+    @Test
+    void aDependentHeldElsewhereWhenReleasedIsStillHandedOver() throws Exception {
+        String staff = Tokens.of(t.staff());
+        String gate = scheduledReminder(staff);
+        String dependent = created(api.post(tasks(), staff, "{\"kind\":\"DIGEST\",\"after\":[\"" + gate + "\"],"
+                + "\"afterFailure\":\"RUN\"}"));
+        CompletableFuture<Reply> cancel;
+        try (Connection holder = data.connection()) {
+            holder.setAutoCommit(false);
+            int pid;
+            try (Statement st = holder.createStatement(); ResultSet rs = st.executeQuery("SELECT pg_backend_pid()")) {
+                rs.next();
+                pid = rs.getInt(1);
+            }
+            try (PreparedStatement ps = holder.prepareStatement("SELECT 1 FROM background_task WHERE id = ?::uuid"
+                    + " FOR KEY SHARE")) {
+                ps.setString(1, dependent);
+                ps.executeQuery().close();
+            }
+            cancel = CompletableFuture.supplyAsync(() -> api.post("tasks/" + gate + "/cancel", staff, ""));
+            long deadline = System.nanoTime() + DONE.toNanos();
+            while (data.count("SELECT count(*) FROM pg_stat_activity WHERE ? = ANY (pg_blocking_pids(pid))", pid) == 0) {
+                assertTrue(System.nanoTime() < deadline, "the release never waited for the held row; the cancel said "
+                        + (cancel.isDone() ? cancel.join() : "nothing yet") + ", the dependent is "
+                        + api.get("tasks/" + dependent, staff).json());
+                pause();
+            }
+            holder.commit();
+        }
+        assertEquals(200, cancel.get(DONE.toSeconds(), TimeUnit.SECONDS).status());
+        api.awaitStatus(dependent, staff, "COMPLETED", DONE);
     }
 
     /**

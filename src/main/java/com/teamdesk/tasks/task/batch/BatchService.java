@@ -424,11 +424,7 @@ public class BatchService {
         cancelled.forEach(job -> dispatcher.removeQueued(job));
         LOG.info(() -> "batch.cancelled " + batchId + " by " + callerId + ": " + cancelled.size() + " waiting tasks");
         if (before.completionKind() != null) {
-            try {
-                transactions.inNewTransaction(TxSite.REQUEST, () -> dispatcher.dispatchReleased(null, batchId, 1));
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "batch.dispatch of the completion of " + batchId + " left to the sweep: " + e);
-            }
+            dispatcher.dispatchReleased(TxSite.REQUEST, null, batchId, 1);
         }
         return store.find(batchId).orElseThrow(BatchService::notFound);
     }

@@ -1,6 +1,8 @@
 package com.teamdesk.tasks.task.engine;
 
 import com.teamdesk.tasks.common.Jsons;
+import com.teamdesk.tasks.platform.Transactions;
+import com.teamdesk.tasks.platform.TxSite;
 import com.teamdesk.tasks.queue.AddResult;
 import com.teamdesk.tasks.queue.JobOptions;
 import com.teamdesk.tasks.queue.JobRecord;
@@ -26,6 +28,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Hands WAITING runs to the queue (R18) and brings the ledger in line with what the queue says of
@@ -62,6 +65,14 @@ public class TaskDispatcher {
 
     @Inject
     TaskTracing tracing;
+
+    @Inject
+    Transactions transactions;
+
+    /** Issue 52: longest wait, in ms, for a released run another transaction holds ({@link #dispatchReleased}). */
+    @Inject
+    @ConfigProperty(name = "teamdesk.dispatch.release-lock-wait-ms", defaultValue = "2000")
+    long lockWaitMs;
 
     /**
      * R18 sweep: dispatches up to {@code limit} due, undispatched WAITING runs.
@@ -103,18 +114,45 @@ public class TaskDispatcher {
     }
 
     /**
-     * Issue 52 (R52, R53): dispatches what the end of {@code task} released, right after that end committed: its
-     * dependents that wait for nothing more and its batch's completion. The dispatch sweep does the same within its
-     * period (R18), so this only saves that wait.
+     * Issue 52 (R52, R53): hands to the queue what the end of task {@code taskId} released, right after that end
+     * committed: its dependents that wait for nothing more and the completion of batch {@code batchId}. The dispatch
+     * sweep does the same within its period (R18); this saves that wait, on a server whose timers are off too.
      *
+     * <p>First, in one transaction, every released run no other transaction holds ({@code SKIP LOCKED}). Then each run
+     * that another transaction held at that moment (a create that names it as its prerequisite marks it for a few
+     * milliseconds), in a transaction of its own that holds no other lock while it waits, at most
+     * {@code lockWaitMs}: such a wait can never be part of a deadlock. Opens its own transactions; never throws (what
+     * it could not hand over is left to the sweep, and logged).
+     *
+     * @param site the calling thread's kind (worker, request)
+     * @param taskId the task whose end committed, or null for a batch's cancel
+     * @param limit most runs handed over at once; the sweep takes the rest
      * @return how many runs were handed over
      */
-    @Transactional(TxType.MANDATORY)
-    public int dispatchReleased(UUID taskId, UUID batchId, int limit) {
-        Instant now = clock.instant();
-        List<Dispatch> due = ledger.lockReleased(taskId, batchId, now, limit);
-        handOver(due, now);
-        return due.size();
+    public int dispatchReleased(TxSite site, UUID taskId, UUID batchId, int limit) {
+        int handed = 0;
+        try {
+            handed = transactions.inNewTransaction(site, () -> {
+                Instant now = clock.instant();
+                List<Dispatch> due = ledger.lockReleased(taskId, batchId, now, limit);
+                handOver(due, now);
+                return due.size();
+            });
+            List<UUID> held = handed < limit ? ledger.releasedStillDue(taskId, batchId, clock.instant(), limit - handed)
+                    : List.of();
+            for (UUID id : held) {
+                handed += transactions.inNewTransaction(site, () -> {
+                    Instant now = clock.instant();
+                    List<Dispatch> due = ledger.lockDueWaiting(id, now, lockWaitMs);
+                    handOver(due, now);
+                    return due.size();
+                });
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "task.dispatch of what " + (taskId != null ? "task " + taskId : "batch " + batchId)
+                    + " released is left to the sweep: " + e);
+        }
+        return handed;
     }
 
     /**

@@ -207,12 +207,7 @@ public class TaskProcessor implements JobProcessor {
      * what that end released. Never throws: the dispatch sweep does the same within its period (R18).
      */
     private void release(BackgroundTask task) {
-        try {
-            transactions.inNewTransaction(TxSite.WORKER, () -> dispatcher.dispatchReleased(task.id(), task.batchId(),
-                    releaseLimit));
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "task.dispatch of what " + task.id() + " released is left to the sweep: " + e);
-        }
+        dispatcher.dispatchReleased(TxSite.WORKER, task.id(), task.batchId(), releaseLimit);
     }
 
     private static ExecutionOutcome failureOutcome(Exception error) {

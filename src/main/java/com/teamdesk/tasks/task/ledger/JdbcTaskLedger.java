@@ -740,15 +740,45 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
      * dependents that wait for nothing more (R53), and the completion of {@code batchId} (R52) when it exists.
      */
     public List<Dispatch> lockReleased(UUID taskId, UUID batchId, Instant now, int limit) {
-        return lockDue(" AND (id IN (SELECT task_id FROM task_dependency WHERE prerequisite_id = ?)"
-                + " OR completes_batch = ?)", now, taskId, batchId, limit);
+        return lockDue(RELEASED_BY, " ORDER BY run_at LIMIT ? FOR UPDATE SKIP LOCKED", now, taskId, batchId, limit);
     }
+
+    /**
+     * Issue 52: the runs {@link #lockReleased} would lock, read without a lock: after it committed, those it skipped
+     * because another transaction held them at that moment (a create naming one as its prerequisite).
+     */
+    public List<UUID> releasedStillDue(UUID taskId, UUID batchId, Instant now, int limit) {
+        return jdbc.query(TABLE, "query", "SELECT id FROM background_task WHERE " + DUE + RELEASED_BY + " ORDER BY id"
+                + " LIMIT ?", rs -> Jdbc.uuid(rs, 1), now, taskId, batchId, limit);
+    }
+
+    /**
+     * Issue 52: locks one due run, waiting for a transaction that holds it at most {@code lockTimeoutMs} (PostgreSQL
+     * {@code lock_timeout}, SQLState 55P03 after it). The caller's transaction must hold no other row lock, so that
+     * this wait can never be part of a deadlock.
+     *
+     * @return the run, or empty when it is no longer due (dispatched, cancelled) once the holder committed
+     */
+    @Transactional(TxType.MANDATORY)
+    public List<Dispatch> lockDueWaiting(UUID taskId, Instant now, long lockTimeoutMs) {
+        jdbc.update(TABLE, "lock settings", "SELECT set_config('lock_timeout', ?, true)", lockTimeoutMs + "ms");
+        return lockDue(" AND id = ?", " FOR UPDATE", now, taskId);
+    }
+
+    /** What the end of a task ({@code ?}) or of its batch's last child ({@code ?}) releases (R52, R53). */
+    private static final String RELEASED_BY = " AND (id IN (SELECT task_id FROM task_dependency WHERE"
+            + " prerequisite_id = ?) OR completes_batch = ?)";
+
+    /** R18: a run to hand to the queue: due, WAITING, not dispatched, waiting for nothing (R53); binds {@code now}. */
+    private static final String DUE = "status = 'WAITING' AND dispatched_at IS NULL AND waits_for = 0 AND run_at <= ?";
 
     /** R18's lock of due, undispatched WAITING runs that wait for nothing (R53), narrowed by {@code where}. */
     private List<Dispatch> lockDue(String where, Object... args) {
-        String sql = "SELECT id, run, team_id, kind, trace_parent FROM background_task WHERE status = 'WAITING'"
-                + " AND dispatched_at IS NULL AND waits_for = 0 AND run_at <= ?" + where
-                + " ORDER BY run_at LIMIT ? FOR UPDATE SKIP LOCKED";
+        return lockDue(where, " ORDER BY run_at LIMIT ? FOR UPDATE SKIP LOCKED", args);
+    }
+
+    private List<Dispatch> lockDue(String where, String lock, Object... args) {
+        String sql = "SELECT id, run, team_id, kind, trace_parent FROM background_task WHERE " + DUE + where + lock;
         return jdbc.query(TABLE, "query", sql, Dispatch.ROW, args);
     }
 

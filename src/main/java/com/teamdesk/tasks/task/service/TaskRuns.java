@@ -232,11 +232,7 @@ public class TaskRuns {
 
     /** Issue 52: after a cancel committed, hands over what it released (its batch's completion). Never throws. */
     private void releaseAfter(BackgroundTask t) {
-        try {
-            transactions.inNewTransaction(TxSite.REQUEST, () -> dispatcher.dispatchReleased(t.id(), t.batchId(), 1));
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "task.dispatch of what the cancel of " + t.id() + " released is left to the sweep: " + e);
-        }
+        dispatcher.dispatchReleased(TxSite.REQUEST, t.id(), t.batchId(), 1);
     }
 
     private void dispatchNow(UUID taskId) {
