@@ -263,3 +263,17 @@ SELECT
     1
 FROM generate_series(1, 6) AS i
 ON CONFLICT (id) DO NOTHING;
+
+-- Issue 53 (R55): the demo team works in Shanghai, Monday to Friday with a lunch break, and is off for the Spring
+-- Festival and National Day weeks of 2027. Set by its owner, ada.
+INSERT INTO team_calendar (team_id, zone, shifts, holidays, updated_by) VALUES (
+    '7ea40000-0000-4000-8000-000000000001', 'Asia/Shanghai',
+    '[{"day":"MONDAY","start":"09:00","end":"12:00"},{"day":"MONDAY","start":"13:00","end":"18:00"},
+      {"day":"TUESDAY","start":"09:00","end":"12:00"},{"day":"TUESDAY","start":"13:00","end":"18:00"},
+      {"day":"WEDNESDAY","start":"09:00","end":"12:00"},{"day":"WEDNESDAY","start":"13:00","end":"18:00"},
+      {"day":"THURSDAY","start":"09:00","end":"12:00"},{"day":"THURSDAY","start":"13:00","end":"18:00"},
+      {"day":"FRIDAY","start":"09:00","end":"12:00"},{"day":"FRIDAY","start":"13:00","end":"18:00"}]',
+    '[{"first":"2027-02-06","last":"2027-02-12","name":"春节 Spring Festival"},
+      {"first":"2027-10-01","last":"2027-10-07","name":"国庆节 National Day"}]',
+    '05e40000-0000-4000-8000-000000000001')
+ON CONFLICT DO NOTHING;

@@ -6,6 +6,7 @@ import com.teamdesk.tasks.task.idempotency.IdempotentRequest;
 import com.teamdesk.tasks.task.spi.RequestField;
 import com.teamdesk.tasks.task.spi.TaskKind;
 import com.teamdesk.tasks.task.spi.TaskKindHandler;
+import com.teamdesk.tasks.team.calendar.TeamCalendars;
 import jakarta.enterprise.inject.spi.CDI;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonNumber;
@@ -366,6 +367,27 @@ public class ContractFilter implements OASFilter {
                 .addProperty("completionWhenCancelled", OASFactory.createSchema().type(Schema.SchemaType.BOOLEAN)
                         .defaultValue(Boolean.FALSE))
                 .required(List.of("items")));
+        Schema time = OASFactory.createSchema().type(Schema.SchemaType.STRING).pattern("^([01][0-9]|2[0-3]):[0-5][0-9]$");
+        Schema date = OASFactory.createSchema().type(Schema.SchemaType.STRING).format("date");
+        c.addSchema("CalendarPut", OASFactory.createSchema().type(Schema.SchemaType.OBJECT)
+                .description("Issue 53 (R55): a team's whole calendar")
+                .addProperty("zone", OASFactory.createSchema().type(Schema.SchemaType.STRING)
+                        .description("An IANA time zone, e.g. Europe/Berlin"))
+                .addProperty("shifts", OASFactory.createSchema().type(Schema.SchemaType.ARRAY).minItems(1)
+                        .maxItems(TeamCalendars.MAX_SHIFTS).items(OASFactory.createSchema().type(Schema.SchemaType.OBJECT)
+                                .addProperty("day", OASFactory.createSchema().type(Schema.SchemaType.STRING)
+                                        .enumeration(List.of("MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY",
+                                                "SATURDAY", "SUNDAY")))
+                                .addProperty("start", time).addProperty("end", time)
+                                .required(List.of("day", "start", "end")))
+                        .description("Working intervals; an end not after its start runs overnight"))
+                .addProperty("holidays", OASFactory.createSchema().type(Schema.SchemaType.ARRAY)
+                        .maxItems(TeamCalendars.MAX_HOLIDAYS).items(OASFactory.createSchema()
+                                .type(Schema.SchemaType.OBJECT).addProperty("first", date).addProperty("last", date)
+                                .addProperty("name", OASFactory.createSchema().type(Schema.SchemaType.STRING)
+                                        .maxLength(TeamCalendars.MAX_NAME))
+                                .required(List.of("first"))))
+                .required(List.of("zone", "shifts")));
     }
 
     /** @return {@code ExportTaskCreate} for EXPORT, {@code SlaEscalationTaskCreate} for SLA_ESCALATION */
@@ -429,7 +451,8 @@ public class ContractFilter implements OASFilter {
                 s.setType(Schema.SchemaType.STRING);
                 s.setNullable(true);
             }
-            boolean answer = !name.endsWith("TaskCreate") && !name.equals("BatchCreate") && !name.equals("Problem");
+            boolean answer = !name.endsWith("TaskCreate") && !name.equals("BatchCreate") && !name.equals("CalendarPut")
+                    && !name.equals("Problem");
             if (s.getProperties() != null) {
                 Map<String, Schema> props = new LinkedHashMap<>();
                 s.getProperties().forEach((p, ps) -> props.put(p, property(ps, answer)));

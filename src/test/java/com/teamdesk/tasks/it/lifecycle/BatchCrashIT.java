@@ -51,6 +51,7 @@ class BatchCrashIT {
     private static final Duration CONVERGE = Duration.ofSeconds(120);
 
     @Test
+    @SuppressWarnings("try") // server c is held up for the block: a second server beside b, never called directly
     void theCompletionIsCreatedOnceAfterAKillAndWhenTwoServersEndTheLastTwoChildrenAtOnce() throws Exception {
         String prefix = REDIS.create("it-batch");
         TestTeam t = data.newTeam();

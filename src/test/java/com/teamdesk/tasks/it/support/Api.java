@@ -89,14 +89,17 @@ public final class Api {
     /**
      * Sends any request.
      *
-     * @param json    body sent as {@code application/json} (null = no body)
+     * @param json    body sent as {@code application/json} (null = no body), or as the {@code Content-Type} that
+     *                {@code headers} name
      * @param headers extra header name/value pairs, or null
      */
     public Reply send(String method, URI uri, String token, String json, List<String> headers) {
         HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(TIMEOUT)
                 .method(method, json == null ? HttpRequest.BodyPublishers.noBody()
                         : HttpRequest.BodyPublishers.ofString(json, StandardCharsets.UTF_8));
-        if (json != null) {
+        boolean typed = headers != null && java.util.stream.IntStream.range(0, headers.size() / 2)
+                .anyMatch(i -> headers.get(2 * i).equalsIgnoreCase("Content-Type"));
+        if (json != null && !typed) {
             b.header("Content-Type", "application/json");
         }
         if (token != null) {
