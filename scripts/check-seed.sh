@@ -41,6 +41,7 @@ check "tickets of other" 6 "SELECT count(*) FROM ticket WHERE team_id = '7ea4000
 check statuses "CLOSED OPEN PENDING" "SELECT string_agg(DISTINCT status, ' ' ORDER BY status) FROM ticket"
 check priorities "HIGH LOW NORMAL URGENT" "SELECT string_agg(DISTINCT priority, ' ' ORDER BY priority) FROM ticket"
 check "demo calendar" 1 "SELECT count(*) FROM team_calendar WHERE team_id = '7ea40000-0000-4000-8000-000000000001'"
+check "demo SLA policies" 3 "SELECT count(*) FROM sla_policy WHERE team_id = '7ea40000-0000-4000-8000-000000000001'"
 check "some unassigned" t "SELECT count(*) > 100 FROM ticket WHERE assignee_id IS NULL"
 check "assignees are demo staff" t "SELECT bool_and(assignee_id IN ('05e40000-0000-4000-8000-000000000001',
     '05e40000-0000-4000-8000-000000000002', '05e40000-0000-4000-8000-000000000003'))

@@ -277,3 +277,10 @@ INSERT INTO team_calendar (team_id, zone, shifts, holidays, updated_by) VALUES (
       {"first":"2027-10-01","last":"2027-10-07","name":"国庆节 National Day"}]',
     '05e40000-0000-4000-8000-000000000001')
 ON CONFLICT DO NOTHING;
+
+-- Issue 53 (R56): the demo team's promises, in business minutes of its calendar. LOW has none.
+INSERT INTO sla_policy (team_id, priority, first_response_minutes, resolution_minutes, warn_percent, updated_by) VALUES
+    ('7ea40000-0000-4000-8000-000000000001', 'URGENT', 60, 480, 75, '05e40000-0000-4000-8000-000000000001'),
+    ('7ea40000-0000-4000-8000-000000000001', 'HIGH', 240, 1440, 75, '05e40000-0000-4000-8000-000000000001'),
+    ('7ea40000-0000-4000-8000-000000000001', 'NORMAL', 480, 2880, 75, '05e40000-0000-4000-8000-000000000001')
+ON CONFLICT DO NOTHING;

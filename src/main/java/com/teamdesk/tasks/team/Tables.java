@@ -10,6 +10,7 @@ final class Tables {
     static final Jdbc.Table TICKET = Jdbc.Table.of("ticket");
     static final Jdbc.Table NOTIFICATION = Jdbc.Table.of("notification");
     static final Jdbc.Table SYSTEM_EVENT = Jdbc.Table.of("system_event");
+    static final Jdbc.Table TICKET_REPLY = Jdbc.Table.of("ticket_reply");
 
     private Tables() {
     }

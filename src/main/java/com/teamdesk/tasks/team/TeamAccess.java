@@ -60,6 +60,19 @@ public class TeamAccess {
     }
 
     /**
+     * For what only a team's owners change (its calendar, its SLA policies).
+     *
+     * @param code the refusal's code, e.g. {@code calendar.owner_only}
+     * @param what what is refused, e.g. {@code its calendar}
+     * @throws NotFoundException when not a member; {@link ForbiddenException} ({@code code}) when not an owner
+     */
+    public void requireOwner(UUID teamId, UUID userId, String code, String what) {
+        if (requireMember(teamId, userId) != Role.OWNER) {
+            throw new ForbiddenException(code, "Only the team's owners set " + what + ".");
+        }
+    }
+
+    /**
      * @return true when a member with {@code role} may see the ticket: staff see all of the team,
      *         customers only tickets they requested or are assigned to
      */

@@ -1,6 +1,7 @@
 package com.teamdesk.tasks.team;
 
 import com.teamdesk.tasks.platform.EnlistmentGuard;
+import com.teamdesk.tasks.platform.Jdbc;
 import com.teamdesk.tasks.platform.TxSite;
 import com.teamdesk.tasks.common.ClientText;
 import com.teamdesk.tasks.common.ClientValues;
@@ -31,6 +32,10 @@ import java.util.UUID;
  * a customer sees (and may change) only tickets they requested or are assigned to, others answer
  * 404 as if missing. Assignment and priority are triage: only STAFF and OWNER set them (403
  * {@code ticket.staff_only} otherwise).
+ *
+ * <p>Why one class of about 360 lines: a ticket's change, its reply and its creation share one authorization rule
+ * (who may see it), one lock (the team's) and one event of what moved (for its SLA clocks, R57); a reply service of
+ * its own would repeat the first two.
  */
 @ApplicationScoped
 @Transactional
@@ -61,6 +66,15 @@ public class TicketService {
     @Inject
     JdbcTeamWrites teamWrites;
 
+    @Inject
+    Event<TicketChanged> ticketChanged;
+
+    @Inject
+    Jdbc jdbc;
+
+    /** Longest accepted reply, in characters. */
+    public static final int MAX_REPLY = MAX_BODY;
+
     /**
      * Opens a ticket requested by the caller: OPEN, version 1.
      *
@@ -86,7 +100,61 @@ public class TicketService {
         Ticket t = new Ticket(UUID.randomUUID(), teamId, title, body, priority, assignee, callerId, now());
         em.persist(t);
         em.flush();
+        ticketChanged.fire(new TicketChanged(teamId, t.getId(), t.getStatus(), t.getStatus(), t.getPriority(), true,
+                false, false, t.getCreatedAt()));
         return t;
+    }
+
+    /**
+     * A reply on a ticket by whoever may see it (issue 53, R57): staff and owners answer, a customer adds to their
+     * request. A customer's reply on a PENDING ticket (waiting on them) reopens it: OPEN, its version moved. Takes the
+     * team lock first, as a change does.
+     *
+     * @return the reply as stored
+     * @throws NotFoundException     not a member, or the ticket is not visible
+     * @throws InvalidInputException ({@code ticket.reply_invalid}) an empty or over-long body
+     */
+    public TicketReply reply(UUID callerId, UUID teamId, UUID ticketId, String body) {
+        enlistment.verify(TxSite.REQUEST);
+        teamWrites.lockTeam(teamId);
+        Role role = access.requireMember(teamId, callerId);
+        Ticket t = visibleTicket(role, callerId, teamId, ticketId);
+        String text = body == null ? "" : body;
+        if (!ClientText.visible(text.strip()) || text.codePointCount(0, text.length()) > MAX_REPLY) {
+            throw new InvalidInputException("ticket.reply_invalid", "body must be 1 to " + MAX_REPLY
+                    + " characters of text.");
+        }
+        Instant now = now();
+        TicketReply reply = new TicketReply(UUID.randomUUID(), ticketId, callerId, role.isStaff(), text, now);
+        jdbc.updateExpecting(1, Tables.TICKET_REPLY, "reply insert", "INSERT INTO ticket_reply (id, ticket_id,"
+                + " author_id, from_staff, body, created_at) VALUES (?, ?, ?, ?, ?, ?)", reply.id(), ticketId, callerId,
+                reply.fromStaff(), text, now);
+        TicketStatus before = t.getStatus();
+        if (!role.isStaff() && before == TicketStatus.PENDING) {
+            t.setStatus(TicketStatus.OPEN); // the customer answered: the ticket waits on the team again
+            t.touch(now);
+            em.flush();
+        }
+        ticketChanged.fire(new TicketChanged(teamId, ticketId, t.getStatus(), before, t.getPriority(), false, false,
+                role.isStaff(), now));
+        return reply;
+    }
+
+    /**
+     * @return the ticket's replies, oldest first, at most {@code limit} after the cursor
+     * @throws NotFoundException not a member, or the ticket is not visible
+     */
+    public Page<TicketReply> replies(UUID callerId, UUID teamId, UUID ticketId, Integer limitParam, String cursor) {
+        Role role = access.requireMember(teamId, callerId);
+        visibleTicket(role, callerId, teamId, ticketId);
+        int limit = Page.limit(limitParam);
+        KeysetCursor after = KeysetCursor.decode(cursor);
+        List<TicketReply> rows = jdbc.query(Tables.TICKET_REPLY, "replies read", "SELECT id, ticket_id, author_id,"
+                + " from_staff, body, created_at FROM ticket_reply WHERE ticket_id = ? AND (?::timestamptz IS NULL OR"
+                + " (created_at, id) > (?::timestamptz, ?::uuid)) ORDER BY created_at, id LIMIT ?", TicketReply.ROW,
+                ticketId, after == null ? null : after.createdAt(), after == null ? null : after.createdAt(),
+                after == null ? null : after.id(), limit + 1);
+        return KeysetCursor.page(rows, limit, TicketReply::createdAt, TicketReply::id);
     }
 
     /**
@@ -166,6 +234,8 @@ public class TicketService {
             throw staffOnly();
         }
         boolean changed = false;
+        TicketStatus statusBefore = t.getStatus();
+        Priority priorityBefore = t.getPriority();
         if (changes.title() != null) {
             String title = title(changes.title());
             changed |= !title.equals(t.getTitle());
@@ -200,6 +270,11 @@ public class TicketService {
         if (closing) {
             // R24: the ticket's waiting reminders are cancelled in this same transaction.
             ticketClosed.fire(new TicketClosed(teamId, ticketId, callerId, t.getUpdatedAt()));
+        }
+        if (t.getStatus() != statusBefore || t.getPriority() != priorityBefore) {
+            // R57: its SLA clocks move in this same transaction, under the team lock
+            ticketChanged.fire(new TicketChanged(teamId, ticketId, t.getStatus(), statusBefore, t.getPriority(), false,
+                    t.getPriority() != priorityBefore, false, t.getUpdatedAt()));
         }
         return t;
     }

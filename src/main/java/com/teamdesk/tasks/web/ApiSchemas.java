@@ -38,6 +38,11 @@ final class ApiSchemas {
     record TicketPage(List<TicketJson> items, String nextCursor) {
     }
 
+    /** A page of a ticket's replies (issue 53). */
+    @Schema(name = "TicketReplyPage")
+    record TicketReplyPage(List<SlaJson.ReplyJson> items, String nextCursor) {
+    }
+
     /** A page of schedules. */
     @Schema(name = "SchedulePage")
     record SchedulePage(List<ScheduleJson> items, String nextCursor) {

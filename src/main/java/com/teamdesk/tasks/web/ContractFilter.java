@@ -7,6 +7,7 @@ import com.teamdesk.tasks.task.spi.RequestField;
 import com.teamdesk.tasks.task.spi.TaskKind;
 import com.teamdesk.tasks.task.spi.TaskKindHandler;
 import com.teamdesk.tasks.team.calendar.TeamCalendars;
+import com.teamdesk.tasks.team.sla.SlaPolicies;
 import jakarta.enterprise.inject.spi.CDI;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonNumber;
@@ -388,6 +389,25 @@ public class ContractFilter implements OASFilter {
                                         .maxLength(TeamCalendars.MAX_NAME))
                                 .required(List.of("first"))))
                 .required(List.of("zone", "shifts")));
+        Schema minutes = OASFactory.createSchema().type(Schema.SchemaType.INTEGER).minimum(java.math.BigDecimal.ONE)
+                .maximum(java.math.BigDecimal.valueOf(SlaPolicies.MAX_MINUTES));
+        c.addSchema("SlaPoliciesPut", OASFactory.createSchema().type(Schema.SchemaType.OBJECT)
+                .description("Issue 53 (R56): the team's promises, one per priority; a priority not named has none")
+                .addProperty("policies", OASFactory.createSchema().type(Schema.SchemaType.ARRAY).maxItems(4)
+                        .items(OASFactory.createSchema().type(Schema.SchemaType.OBJECT)
+                                .addProperty("priority", OASFactory.createSchema().type(Schema.SchemaType.STRING)
+                                        .enumeration(List.of("LOW", "NORMAL", "HIGH", "URGENT")))
+                                .addProperty("firstResponseMinutes", minutes).addProperty("resolutionMinutes", minutes)
+                                .addProperty("warnPercent", OASFactory.createSchema().type(Schema.SchemaType.INTEGER)
+                                        .minimum(java.math.BigDecimal.ONE).maximum(java.math.BigDecimal.valueOf(99))
+                                        .defaultValue(75))
+                                .required(List.of("priority", "firstResponseMinutes", "resolutionMinutes"))))
+                .required(List.of("policies")));
+        c.addSchema("ReplyCreate", OASFactory.createSchema().type(Schema.SchemaType.OBJECT)
+                .description("Issue 53 (R57): a reply on a ticket")
+                .addProperty("body", OASFactory.createSchema().type(Schema.SchemaType.STRING).minLength(1)
+                        .maxLength(20_000))
+                .required(List.of("body")));
     }
 
     /** @return {@code ExportTaskCreate} for EXPORT, {@code SlaEscalationTaskCreate} for SLA_ESCALATION */
@@ -452,7 +472,7 @@ public class ContractFilter implements OASFilter {
                 s.setNullable(true);
             }
             boolean answer = !name.endsWith("TaskCreate") && !name.equals("BatchCreate") && !name.equals("CalendarPut")
-                    && !name.equals("Problem");
+                    && !name.equals("SlaPoliciesPut") && !name.equals("ReplyCreate") && !name.equals("Problem");
             if (s.getProperties() != null) {
                 Map<String, Schema> props = new LinkedHashMap<>();
                 s.getProperties().forEach((p, ps) -> props.put(p, property(ps, answer)));

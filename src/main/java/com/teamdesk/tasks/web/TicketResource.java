@@ -4,7 +4,9 @@ import com.teamdesk.tasks.team.Ticket;
 import com.teamdesk.tasks.team.TicketChanges;
 import com.teamdesk.tasks.team.TicketDraft;
 import com.teamdesk.tasks.team.TicketQuery;
+import com.teamdesk.tasks.team.TicketReply;
 import com.teamdesk.tasks.team.TicketService;
+import com.teamdesk.tasks.team.sla.TicketSlas;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.json.JsonObject;
@@ -47,9 +49,13 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 public class TicketResource {
     private static final Set<String> CREATE_FIELDS = Set.of("title", "body", "priority", "assigneeId");
     private static final Set<String> PATCH_FIELDS = Set.of("title", "body", "status", "priority", "assigneeId");
+    private static final Set<String> REPLY_FIELDS = Set.of("body");
 
     @Inject
     TicketService tickets;
+
+    @Inject
+    TicketSlas slas;
 
     @Inject
     CurrentUser user;
@@ -135,6 +141,49 @@ public class TicketResource {
                 RequestInput.nonNullString(o, "priority"), o.containsKey("assigneeId"), RequestInput.string(o, "assigneeId"));
         Ticket t = tickets.patch(user.id(), team, id, version, changes);
         return Response.ok(TicketJson.of(t)).tag(etag(t)).build();
+    }
+
+    /**
+     * Issue 53 (R57): a reply on the ticket by whoever may see it; a customer's reply on a PENDING ticket reopens it.
+     *
+     * @param body {@code {body}}
+     * @return 201 with the reply
+     */
+    @POST
+    @Path("{ticketId}/replies")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Operation(operationId = "replyToTicket", summary = "Reply on a ticket (201); staff's first reply meets the first-response promise")
+    @RequestBody(required = true, content = @Content(mediaType = "application/json", schema = @Schema(ref = "ReplyCreate")))
+    @APIResponse(responseCode = "201", description = "The reply", content = @Content(mediaType = "application/json", schema = @Schema(ref = "TicketReply")))
+    public Response reply(@PathParam("teamId") String teamId, @PathParam("ticketId") String ticketId, InputStream body) {
+        UUID team = RequestInput.pathId(teamId, "team.not_found");
+        UUID id = RequestInput.pathId(ticketId, "ticket.not_found");
+        JsonObject o = RequestInput.object(body, headers.getMediaType(), REPLY_FIELDS, limits);
+        TicketReply r = tickets.reply(user.id(), team, id, RequestInput.nonNullString(o, "body"));
+        return Response.status(Response.Status.CREATED).entity(SlaJson.ReplyJson.of(r)).build();
+    }
+
+    /** Issue 53: the ticket's replies, oldest first (keyset paging). */
+    @GET
+    @Path("{ticketId}/replies")
+    @Operation(operationId = "listTicketReplies", summary = "List a ticket's replies, oldest first (keyset paging)")
+    @APIResponse(responseCode = "200", description = "A page of replies", content = @Content(mediaType = "application/json", schema = @Schema(ref = "TicketReplyPage")))
+    public PageJson<SlaJson.ReplyJson> replies(@PathParam("teamId") String teamId, @PathParam("ticketId") String ticketId,
+            @QueryParam("limit") String limit, @QueryParam("cursor") String cursor) {
+        UUID team = RequestInput.pathId(teamId, "team.not_found");
+        UUID id = RequestInput.pathId(ticketId, "ticket.not_found");
+        return PageJson.of(tickets.replies(user.id(), team, id, RequestInput.limit(limit), cursor), SlaJson.ReplyJson::of);
+    }
+
+    /** Issue 53 (R57): the ticket's SLA clocks now, for whoever may see the ticket. */
+    @GET
+    @Path("{ticketId}/sla")
+    @Operation(operationId = "getTicketSla", summary = "Get a ticket's SLA: each promise's state, business time left and due instant")
+    @APIResponse(responseCode = "200", description = "The ticket's clocks (none when its priority has no policy)", content = @Content(mediaType = "application/json", schema = @Schema(ref = "TicketSla")))
+    public SlaJson.TicketSlaJson sla(@PathParam("teamId") String teamId, @PathParam("ticketId") String ticketId) {
+        UUID team = RequestInput.pathId(teamId, "team.not_found");
+        UUID id = RequestInput.pathId(ticketId, "ticket.not_found");
+        return SlaJson.TicketSlaJson.of(slas.read(user.id(), team, id));
     }
 
     private static EntityTag etag(Ticket t) {

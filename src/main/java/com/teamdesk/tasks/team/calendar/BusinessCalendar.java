@@ -39,6 +39,8 @@ public final class BusinessCalendar {
     private final List<Shift> shifts;
     private final List<Holiday> holidays;
     private final Map<DayOfWeek, List<Shift>> byDay = new EnumMap<>(DayOfWeek.class);
+    /** Every minute works ({@link #allHours}): a team without a calendar. */
+    private final boolean allHours;
 
     /** A weekday's working interval in local time; {@code end} not after {@code start} runs overnight. */
     public record Shift(DayOfWeek day, LocalTime start, LocalTime end) {
@@ -73,6 +75,7 @@ public final class BusinessCalendar {
         this.zone = zone;
         this.shifts = List.copyOf(shifts);
         this.holidays = List.copyOf(holidays);
+        this.allHours = false;
         for (Shift s : shifts) {
             if (s.start().getSecond() != 0 || s.start().getNano() != 0 || s.end().getSecond() != 0
                     || s.end().getNano() != 0) {
@@ -96,6 +99,18 @@ public final class BusinessCalendar {
                         + h.last() + ") before it starts (" + h.first() + ").");
             }
         }
+    }
+
+    private BusinessCalendar(ZoneId zone) {
+        this.zone = zone;
+        this.shifts = List.of();
+        this.holidays = List.of();
+        this.allHours = true;
+    }
+
+    /** @return the calendar of a team that has none: every minute of every day is business time (24/7) */
+    public static BusinessCalendar allHours(ZoneId zone) {
+        return new BusinessCalendar(zone);
     }
 
     /** @return the team's zone */
@@ -123,6 +138,9 @@ public final class BusinessCalendar {
         if (business.isNegative() || business.isZero()) {
             throw new IllegalArgumentException("business time must be positive: " + business);
         }
+        if (allHours) {
+            return Optional.of(from.plus(business));
+        }
         Duration left = business;
         LocalDate day = from.atZone(zone).toLocalDate().minusDays(1); // yesterday's night shift may still run
         for (int i = 0; i <= HORIZON_DAYS; i++, day = day.plusDays(1)) {
@@ -149,6 +167,9 @@ public final class BusinessCalendar {
         Duration sum = Duration.ZERO;
         if (!to.isAfter(from)) {
             return sum;
+        }
+        if (allHours) {
+            return Duration.between(from, to);
         }
         LocalDate last = to.atZone(zone).toLocalDate();
         for (LocalDate day = from.atZone(zone).toLocalDate().minusDays(1); !day.isAfter(last); day = day.plusDays(1)) {

@@ -7,18 +7,21 @@ import com.teamdesk.tasks.common.Jsons;
 import com.teamdesk.tasks.common.NotFoundException;
 import com.teamdesk.tasks.common.PreconditionFailedException;
 import com.teamdesk.tasks.platform.Jdbc;
-import com.teamdesk.tasks.team.Role;
+import com.teamdesk.tasks.team.JdbcTeamWrites;
 import com.teamdesk.tasks.team.TeamAccess;
 import com.teamdesk.tasks.team.calendar.BusinessCalendar.Holiday;
 import com.teamdesk.tasks.team.calendar.BusinessCalendar.Shift;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
 import jakarta.inject.Inject;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
+import jakarta.transaction.Transactional;
 import java.io.StringReader;
+import java.time.Clock;
 import java.time.DayOfWeek;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -37,7 +40,8 @@ import java.util.regex.Pattern;
 /**
  * Issue 53 (R55): a team's calendar — its zone, shifts and holidays — read by the team's staff, set by its owners.
  * Every write replaces the whole calendar in one statement and moves its {@code version}; a write may name the version
- * it read ({@code If-Match}), and then fails with 412 when another write came between.
+ * it read ({@code If-Match}), and then fails with 412 when another write came between. A write takes the team lock and
+ * fires {@link CalendarChanged} in its transaction (the SLA clocks of the team are computed again, R57).
  */
 @ApplicationScoped
 public class TeamCalendars {
@@ -61,6 +65,15 @@ public class TeamCalendars {
 
     @Inject
     TeamAccess access;
+
+    @Inject
+    JdbcTeamWrites teamWrites;
+
+    @Inject
+    Event<CalendarChanged> changed;
+
+    @Inject
+    Clock clock;
 
     /**
      * A calendar as stored.
@@ -103,6 +116,7 @@ public class TeamCalendars {
      * @throws ForbiddenException    ({@code calendar.owner_only}) a caller who is not an owner
      * @throws PreconditionFailedException ({@code calendar.version_mismatch}) {@code ifMatch} is not the current version
      */
+    @Transactional
     public Stored replace(UUID callerId, UUID teamId, JsonObject body, Integer ifMatch) {
         requireOwner(teamId, callerId);
         BusinessCalendar calendar = parse(body);
@@ -132,6 +146,7 @@ public class TeamCalendars {
      *
      * @throws NotFoundException ({@code calendar.not_found}) the team has no calendar to add them to
      */
+    @Transactional
     public Stored addHolidays(UUID callerId, UUID teamId, List<Holiday> imported, Integer ifMatch) {
         requireOwner(teamId, callerId);
         Stored now = find(teamId).orElseThrow(TeamCalendars::noneToImportInto);
@@ -147,6 +162,8 @@ public class TeamCalendars {
     }
 
     private Stored write(UUID callerId, UUID teamId, BusinessCalendar calendar, Integer ifMatch) {
+        teamWrites.lockTeam(teamId); // R57: the clocks it moves are moved by ticket changes under this lock too
+        Optional<BusinessCalendar> before = find(teamId).map(Stored::calendar);
         String shifts = shiftsJson(calendar.shifts()).toString();
         String holidays = holidaysJson(calendar.holidays()).toString();
         String sql = "INSERT INTO team_calendar (team_id, zone, shifts, holidays, updated_by) VALUES (?, ?, ?::jsonb,"
@@ -161,13 +178,13 @@ public class TeamCalendars {
             throw new PreconditionFailedException("calendar.version_mismatch", "The calendar changed since version "
                     + ifMatch + "; read it again.");
         }
-        return new Stored(teamId, calendar, (Integer) row.get()[0], (Instant) row.get()[1], callerId);
+        Stored stored = new Stored(teamId, calendar, (Integer) row.get()[0], (Instant) row.get()[1], callerId);
+        changed.fire(new CalendarChanged(teamId, before, calendar, clock.instant()));
+        return stored;
     }
 
     private void requireOwner(UUID teamId, UUID callerId) {
-        if (access.requireMember(teamId, callerId) != Role.OWNER) {
-            throw new ForbiddenException("calendar.owner_only", "Only the team's owners set its calendar.");
-        }
+        access.requireOwner(teamId, callerId, "calendar.owner_only", "its calendar");
     }
 
     /** Reads a body strictly; each malformed piece is refused with its own code. */

@@ -1,0 +1,126 @@
+package com.teamdesk.tasks.team.sla;
+
+import com.teamdesk.tasks.team.calendar.BusinessCalendar;
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * Issue 53 (R56): one promise of one ticket — its first response or its resolution — counted in the team's business
+ * time. Immutable; every transition returns the next clock with its {@code version} moved by one, which the clock's
+ * escalations carry as their fencing token. Pure code: every instant comes from the caller (the database's clock, R37).
+ *
+ * <p>RUNNING counts from {@code runningSince}; its {@code due} and {@code warn} instants are where the business time
+ * left (and left before the warning) runs out on the calendar, or null when that lies beyond the calendar's horizon or
+ * the warning has passed already. PAUSED keeps the time used and has no instants. MET and BREACHED are final.
+ *
+ * @param target      the promise in business time
+ * @param warnPercent the warning threshold, in percent of {@code target} (1-99)
+ * @param used        business time counted before {@code runningSince} (all of it when not RUNNING)
+ */
+public record SlaClock(Metric metric, State state, Duration target, int warnPercent, Duration used,
+        Instant runningSince, Instant due, Instant warn, Instant endedAt, int version) {
+
+    /** What a clock measures. */
+    public enum Metric {
+        /** Until the first reply by staff. */
+        FIRST_RESPONSE,
+        /** Until the ticket is CLOSED. */
+        RESOLUTION
+    }
+
+    /** Where a clock is. */
+    public enum State {
+        RUNNING, PAUSED, MET, BREACHED;
+
+        /** @return true for MET and BREACHED: nothing moves it any more */
+        public boolean isFinal() {
+            return this == MET || this == BREACHED;
+        }
+    }
+
+    /** @return a clock that starts counting {@code target} at {@code now}, version 1 */
+    public static SlaClock start(Metric metric, Duration target, int warnPercent, Instant now, BusinessCalendar calendar) {
+        return new SlaClock(metric, State.RUNNING, target, warnPercent, Duration.ZERO, now, null, null, null, 0)
+                .running(now, calendar);
+    }
+
+    /** @return the business time used until {@code now} */
+    public Duration usedAt(Instant now, BusinessCalendar calendar) {
+        return state == State.RUNNING ? used.plus(calendar.between(runningSince, now)) : used;
+    }
+
+    /** @return the business time left at {@code now} (negative once due has passed) */
+    public Duration leftAt(Instant now, BusinessCalendar calendar) {
+        return target.minus(usedAt(now, calendar));
+    }
+
+    /** @return the warning threshold in business time */
+    public Duration warnAfter() {
+        return Duration.ofSeconds(target.getSeconds() * warnPercent / 100);
+    }
+
+    /** The ticket went PENDING: the time used so far is kept, nothing is due. A clock not RUNNING is unchanged. */
+    public SlaClock pause(Instant now, BusinessCalendar calendar) {
+        if (state != State.RUNNING) {
+            return this;
+        }
+        return new SlaClock(metric, State.PAUSED, target, warnPercent, usedAt(now, calendar), null, null, null, null,
+                version + 1);
+    }
+
+    /** The ticket was reopened: counting again from {@code now}. A clock not PAUSED is unchanged. */
+    public SlaClock resume(Instant now, BusinessCalendar calendar) {
+        if (state != State.PAUSED) {
+            return this;
+        }
+        return new SlaClock(metric, State.RUNNING, target, warnPercent, used, now, null, null, null, version)
+                .running(now, calendar);
+    }
+
+    /**
+     * A new target or threshold (the ticket's priority or the team's policy changed), or a new calendar: the time used
+     * until {@code now} is counted on {@code before}, the rest on {@code after}. A final clock is unchanged.
+     */
+    public SlaClock retarget(Duration newTarget, int newWarnPercent, Instant now, BusinessCalendar before,
+            BusinessCalendar after) {
+        if (state.isFinal()) {
+            return this;
+        }
+        if (state == State.PAUSED) {
+            return new SlaClock(metric, state, newTarget, newWarnPercent, used, null, null, null, null, version + 1);
+        }
+        return new SlaClock(metric, State.RUNNING, newTarget, newWarnPercent, usedAt(now, before), now, null, null,
+                null, version).running(now, after);
+    }
+
+    /** The promise was kept at {@code now} (a staff reply, the ticket CLOSED). A final clock is unchanged. */
+    public SlaClock met(Instant now, BusinessCalendar calendar) {
+        if (state.isFinal()) {
+            return this;
+        }
+        return new SlaClock(metric, State.MET, target, warnPercent, usedAt(now, calendar), null, null, null, now,
+                version + 1);
+    }
+
+    /** The breach's escalation ran at {@code now}: final. Only a RUNNING clock breaches. */
+    public SlaClock breached(Instant now, BusinessCalendar calendar) {
+        if (state != State.RUNNING) {
+            return this;
+        }
+        return new SlaClock(metric, State.BREACHED, target, warnPercent, usedAt(now, calendar), null, null, null, now,
+                version + 1);
+    }
+
+    /** RUNNING from {@code now} with {@link #used} counted: its instants computed, its version moved by one. */
+    private SlaClock running(Instant now, BusinessCalendar calendar) {
+        Duration left = target.minus(used);
+        Instant dueAt = positive(left) ? calendar.plus(now, left).orElse(null) : now;
+        Duration beforeWarn = warnAfter().minus(used);
+        Instant warnAt = positive(beforeWarn) ? calendar.plus(now, beforeWarn).orElse(null) : null;
+        return new SlaClock(metric, State.RUNNING, target, warnPercent, used, now, dueAt, warnAt, null, version + 1);
+    }
+
+    private static boolean positive(Duration d) {
+        return !d.isNegative() && !d.isZero();
+    }
+}

@@ -1,0 +1,190 @@
+package com.teamdesk.tasks.team.sla;
+
+import com.teamdesk.tasks.platform.Jdbc;
+import com.teamdesk.tasks.team.Priority;
+import com.teamdesk.tasks.team.TicketChanged;
+import com.teamdesk.tasks.team.TicketStatus;
+import com.teamdesk.tasks.team.calendar.BusinessCalendar;
+import com.teamdesk.tasks.team.calendar.CalendarChanged;
+import com.teamdesk.tasks.team.calendar.TeamCalendars;
+import com.teamdesk.tasks.team.sla.SlaClock.Metric;
+import com.teamdesk.tasks.team.sla.SlaClock.State;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import jakarta.transaction.Transactional;
+import jakarta.transaction.Transactional.TxType;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * Issue 53 (R57): each ticket's SLA clocks, moved in the transaction of what moves them — a ticket's creation, status,
+ * priority or staff reply ({@link TicketChanged}), a calendar write ({@link CalendarChanged}), a policy write — always
+ * under the team lock, each change moving the clock's version. Every method joins its caller's transaction.
+ *
+ * <p>What moves a clock: a new ticket starts both of its priority's promises; PENDING pauses its RUNNING clocks and
+ * OPEN resumes its PAUSED ones; a staff reply meets the first response; CLOSED meets both; a priority change re-targets
+ * them to the new priority's policy (starts them when the ticket had none, removes the unfinished ones when the new
+ * priority has no policy); a calendar or policy change re-targets every unfinished clock of the team, counting the time
+ * used so far on the calendar it ran on. MET and BREACHED are final: reopening a CLOSED ticket starts nothing.
+ */
+@ApplicationScoped
+@Transactional(TxType.MANDATORY)
+public class SlaClocks {
+    private static final Jdbc.Table TABLE = Jdbc.Table.of("ticket_sla_clock");
+    private static final String COLUMNS = "metric, state, target_seconds, warn_percent, used_micros, running_since,"
+            + " due_at, warn_at, ended_at, version";
+    private static final Jdbc.Row<SlaClock> ROW = rs -> clock(rs, 0);
+
+    @Inject
+    Jdbc jdbc;
+
+    @Inject
+    TeamCalendars calendars;
+
+
+    /** R57: the clocks of a ticket follow its change (see the class). */
+    public void onTicketChanged(@Observes TicketChanged e) {
+        Map<Metric, SlaClock> now = e.created() ? Map.of() : clocks(e.ticketId());
+        if (now.isEmpty() && !e.created() && !e.priorityMoved()) {
+            return; // no promise to move (the ticket's priority has no policy)
+        }
+        if (e.created() || (e.priorityMoved() && now.isEmpty())) {
+            Optional<SlaPolicy> policy = Optional.ofNullable(policies(e.teamId()).get(e.priority()));
+            if (policy.isPresent() && e.status() != TicketStatus.CLOSED) {
+                BusinessCalendar calendar = calendar(e.teamId());
+                for (Metric m : Metric.values()) {
+                    SlaClock c = SlaClock.start(m, policy.get().target(m), policy.get().warnPercent(), e.at(), calendar);
+                    save(e.teamId(), e.ticketId(), e.status() == TicketStatus.PENDING ? c.pause(e.at(), calendar) : c,
+                            e.at());
+                }
+            }
+            return;
+        }
+        if (e.priorityMoved() && !policies(e.teamId()).containsKey(e.priority())) {
+            jdbc.update(TABLE, "clock delete", "DELETE FROM ticket_sla_clock WHERE ticket_id = ? AND state IN"
+                    + " ('RUNNING', 'PAUSED')", e.ticketId());
+            return;
+        }
+        SlaPolicy policy = e.priorityMoved() ? policies(e.teamId()).get(e.priority()) : null;
+        BusinessCalendar calendar = calendar(e.teamId());
+        for (SlaClock c : now.values()) {
+            SlaClock next = c;
+            if (policy != null) {
+                next = next.retarget(policy.target(c.metric()), policy.warnPercent(), e.at(), calendar, calendar);
+            }
+            if (e.staffReplied() && c.metric() == Metric.FIRST_RESPONSE) {
+                next = next.met(e.at(), calendar);
+            }
+            if (e.statusMoved()) {
+                next = switch (e.status()) {
+                    case CLOSED -> next.met(e.at(), calendar);
+                    case PENDING -> next.pause(e.at(), calendar);
+                    case OPEN -> next.resume(e.at(), calendar);
+                };
+            }
+            if (!next.equals(c)) {
+                save(e.teamId(), e.ticketId(), next, e.at());
+            }
+        }
+    }
+
+    /** R57: a calendar write computes every unfinished clock of the team again (time used so far on the old one). */
+    public void onCalendarChanged(@Observes CalendarChanged e) {
+        BusinessCalendar before = e.before().orElseGet(() -> BusinessCalendar.allHours(ZoneOffset.UTC));
+        for (TicketClock tc : unfinished(e.teamId())) {
+            SlaClock c = tc.clock();
+            save(e.teamId(), tc.ticketId(), c.retarget(c.target(), c.warnPercent(), e.at(), before, e.after()), e.at());
+        }
+    }
+
+    /** R57: a policy write re-targets every unfinished clock of the team to its ticket's priority's new policy. */
+    void policiesChanged(UUID teamId, Map<Priority, SlaPolicy> now, Instant at) {
+        BusinessCalendar calendar = calendar(teamId);
+        for (TicketClock tc : unfinished(teamId)) {
+            SlaPolicy p = now.get(tc.priority());
+            if (p == null) {
+                jdbc.update(TABLE, "clock delete", "DELETE FROM ticket_sla_clock WHERE ticket_id = ? AND metric = ?",
+                        tc.ticketId(), tc.clock().metric().name());
+                continue;
+            }
+            SlaClock c = tc.clock();
+            SlaClock next = c.retarget(p.target(c.metric()), p.warnPercent(), at, calendar, calendar);
+            if (!next.equals(c)) {
+                save(teamId, tc.ticketId(), next, at);
+            }
+        }
+    }
+
+    /** @return the team's policies by priority (R56) */
+    @Transactional(TxType.SUPPORTS)
+    public Map<Priority, SlaPolicy> policies(UUID teamId) {
+        Map<Priority, SlaPolicy> out = new EnumMap<>(Priority.class);
+        jdbc.query(SlaPolicy.TABLE, "policy read", "SELECT priority, first_response_minutes, resolution_minutes,"
+                + " warn_percent FROM sla_policy WHERE team_id = ?", rs -> new SlaPolicy(Priority.valueOf(rs.getString(1)),
+                        rs.getInt(2), rs.getInt(3), rs.getInt(4)), teamId).forEach(p -> out.put(p.priority(), p));
+        return out;
+    }
+
+    /** @return the team's calendar, or every minute counted when it has none */
+    BusinessCalendar calendar(UUID teamId) {
+        return calendars.find(teamId).map(TeamCalendars.Stored::calendar)
+                .orElseGet(() -> BusinessCalendar.allHours(ZoneOffset.UTC));
+    }
+
+    /** @return the clocks of a ticket, by metric (none when its priority had no policy) */
+    @Transactional(TxType.SUPPORTS)
+    public Map<Metric, SlaClock> clocks(UUID ticketId) {
+        Map<Metric, SlaClock> out = new EnumMap<>(Metric.class);
+        jdbc.query(TABLE, "clock read", "SELECT " + COLUMNS + " FROM ticket_sla_clock WHERE ticket_id = ?", ROW,
+                ticketId).forEach(c -> out.put(c.metric(), c));
+        return out;
+    }
+
+    /** A clock with its ticket and the ticket's priority. */
+    private record TicketClock(UUID ticketId, Priority priority, SlaClock clock) {
+    }
+
+    private List<TicketClock> unfinished(UUID teamId) {
+        return jdbc.query(TABLE, "clock read", "SELECT c.ticket_id, k.priority, " + prefixed("c.") + " FROM"
+                + " ticket_sla_clock c JOIN ticket k ON k.id = c.ticket_id WHERE c.team_id = ? AND c.state IN"
+                + " ('RUNNING', 'PAUSED') ORDER BY c.ticket_id, c.metric FOR UPDATE OF c", rs -> new TicketClock(
+                        Jdbc.uuid(rs, 1), Priority.valueOf(rs.getString(2)), clock(rs, 2)), teamId);
+    }
+
+    /** @return the clock of {@link #COLUMNS} read from column {@code skip + 1} on */
+    private static SlaClock clock(ResultSet rs, int skip) throws SQLException {
+        return new SlaClock(Metric.valueOf(rs.getString(skip + 1)), State.valueOf(rs.getString(skip + 2)),
+                Duration.ofSeconds(rs.getLong(skip + 3)), rs.getInt(skip + 4),
+                Duration.of(rs.getLong(skip + 5), ChronoUnit.MICROS), Jdbc.instant(rs, skip + 6),
+                Jdbc.instant(rs, skip + 7), Jdbc.instant(rs, skip + 8), Jdbc.instant(rs, skip + 9), rs.getInt(skip + 10));
+    }
+
+    private static String prefixed(String alias) {
+        return alias + COLUMNS.replace(", ", ", " + alias);
+    }
+
+    private void save(UUID teamId, UUID ticketId, SlaClock c, Instant at) {
+        jdbc.updateExpecting(1, TABLE, "clock write", "INSERT INTO ticket_sla_clock (ticket_id, team_id, " + COLUMNS
+                + ", updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (ticket_id, metric) DO UPDATE"
+                + " SET state = EXCLUDED.state, target_seconds = EXCLUDED.target_seconds, warn_percent ="
+                + " EXCLUDED.warn_percent, used_micros = EXCLUDED.used_micros, running_since = EXCLUDED.running_since,"
+                + " due_at = EXCLUDED.due_at, warn_at = EXCLUDED.warn_at, ended_at = EXCLUDED.ended_at, version ="
+                + " EXCLUDED.version, updated_at = EXCLUDED.updated_at", ticketId, teamId, c.metric().name(),
+                c.state().name(), c.target().getSeconds(), c.warnPercent(), micros(c.used()), c.runningSince(), c.due(),
+                c.warn(), c.endedAt(), c.version(), at);
+    }
+
+    private static long micros(Duration d) {
+        return d.getSeconds() * 1_000_000L + d.getNano() / 1_000;
+    }
+}

@@ -1,0 +1,103 @@
+package com.teamdesk.tasks.team.sla;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import com.teamdesk.tasks.team.calendar.BusinessCalendar;
+import com.teamdesk.tasks.team.calendar.BusinessCalendar.Holiday;
+import com.teamdesk.tasks.team.calendar.BusinessCalendar.Shift;
+import com.teamdesk.tasks.team.sla.SlaClock.Metric;
+import com.teamdesk.tasks.team.sla.SlaClock.State;
+import java.time.DayOfWeek;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** R57's clock transitions on a Berlin calendar of 09:00-17:00 on weekdays: pause, resume, re-target, meet, versions. */
+class SlaClockTest {
+    private static final ZoneId BERLIN = ZoneId.of("Europe/Berlin");
+    private static final BusinessCalendar WEEKDAYS = weekdays(List.of());
+
+    @Test
+    void aPauseKeepsTheTimeUsedAndTheResumeShiftsTheDueInstant() {
+        Instant mondayTen = at(2027, 3, 1, 10, 0);
+        SlaClock c = SlaClock.start(Metric.RESOLUTION, Duration.ofHours(4), 75, mondayTen, WEEKDAYS);
+        assertEquals(State.RUNNING, c.state());
+        assertEquals(1, c.version());
+        assertEquals(at(2027, 3, 1, 14, 0), c.due());
+        assertEquals(at(2027, 3, 1, 13, 0), c.warn(), "75 % of 4 h");
+
+        SlaClock paused = c.pause(at(2027, 3, 1, 12, 0), WEEKDAYS); // PENDING one hour before its warning
+        assertEquals(State.PAUSED, paused.state());
+        assertEquals(Duration.ofHours(2), paused.used());
+        assertNull(paused.due());
+        assertNull(paused.warn());
+        assertEquals(2, paused.version());
+        assertSame(paused, paused.pause(at(2027, 3, 1, 13, 0), WEEKDAYS), "pausing twice changes nothing");
+
+        SlaClock resumed = paused.resume(at(2027, 3, 1, 16, 30), WEEKDAYS); // reopened late on Monday
+        assertEquals(3, resumed.version());
+        assertEquals(at(2027, 3, 2, 10, 30), resumed.due(), "2 h left: 30 min on Monday, 1 h 30 on Tuesday");
+        assertEquals(at(2027, 3, 2, 9, 30), resumed.warn(), "the warning at 3 h of business time, shifted too");
+        assertEquals(Duration.ofMinutes(150), resumed.usedAt(at(2027, 3, 1, 17, 0), WEEKDAYS));
+    }
+
+    @Test
+    void aHolidayAddedWhileRunningMovesTheDueInstantAndTheVersion() {
+        Instant fridayTwo = at(2027, 3, 5, 14, 0);
+        SlaClock c = SlaClock.start(Metric.FIRST_RESPONSE, Duration.ofHours(4), 50, fridayTwo, WEEKDAYS);
+        assertEquals(at(2027, 3, 8, 10, 0), c.due(), "3 h on Friday, 1 h on Monday");
+        BusinessCalendar mondayOff = weekdays(List.of(new Holiday(LocalDate.of(2027, 3, 8), LocalDate.of(2027, 3, 8),
+                "off")));
+        SlaClock moved = c.retarget(c.target(), c.warnPercent(), at(2027, 3, 5, 15, 0), WEEKDAYS, mondayOff);
+        assertEquals(at(2027, 3, 9, 10, 0), moved.due());
+        assertEquals(Duration.ofHours(1), moved.used(), "the hour before the change counted on the old calendar");
+        assertEquals(c.version() + 1, moved.version());
+    }
+
+    @Test
+    void metAndBreachedAreFinal() {
+        SlaClock c = SlaClock.start(Metric.FIRST_RESPONSE, Duration.ofHours(1), 50, at(2027, 3, 1, 9, 0), WEEKDAYS);
+        SlaClock met = c.met(at(2027, 3, 1, 9, 20), WEEKDAYS);
+        assertEquals(State.MET, met.state());
+        assertEquals(Duration.ofMinutes(20), met.used());
+        assertEquals(at(2027, 3, 1, 9, 20), met.endedAt());
+        assertSame(met, met.resume(at(2027, 3, 2, 9, 0), WEEKDAYS));
+        assertSame(met, met.retarget(Duration.ofHours(9), 10, at(2027, 3, 2, 9, 0), WEEKDAYS, WEEKDAYS));
+        assertSame(met, met.breached(at(2027, 3, 2, 9, 0), WEEKDAYS));
+        SlaClock breached = c.breached(at(2027, 3, 1, 10, 0), WEEKDAYS);
+        assertEquals(State.BREACHED, breached.state());
+        assertSame(breached, breached.met(at(2027, 3, 1, 11, 0), WEEKDAYS));
+    }
+
+    @Test
+    void aShorterTargetThanTheTimeUsedIsDueAtOnce() {
+        SlaClock c = SlaClock.start(Metric.RESOLUTION, Duration.ofHours(8), 75, at(2027, 3, 1, 9, 0), WEEKDAYS);
+        Instant noon = at(2027, 3, 1, 12, 0);
+        SlaClock urgent = c.retarget(Duration.ofHours(2), 75, noon, WEEKDAYS, WEEKDAYS);
+        assertEquals(noon, urgent.due(), "3 h used of a 2 h promise: due now (its breach escalates)");
+        assertNull(urgent.warn(), "its warning has passed");
+        assertEquals(Duration.ofHours(-1), urgent.leftAt(noon, WEEKDAYS));
+    }
+
+    private static Instant at(int y, int m, int d, int h, int min) {
+        return ZonedDateTime.of(LocalDateTime.of(y, m, d, h, min), BERLIN).toInstant();
+    }
+
+    private static BusinessCalendar weekdays(List<Holiday> holidays) {
+        List<Shift> shifts = new ArrayList<>();
+        for (DayOfWeek d : List.of(DayOfWeek.MONDAY, DayOfWeek.TUESDAY, DayOfWeek.WEDNESDAY, DayOfWeek.THURSDAY,
+                DayOfWeek.FRIDAY)) {
+            shifts.add(new Shift(d, LocalTime.of(9, 0), LocalTime.of(17, 0)));
+        }
+        return new BusinessCalendar(BERLIN, shifts, holidays);
+    }
+}
