@@ -87,8 +87,39 @@ public final class SlaJson {
         }
 
         /** Whole minutes toward zero, so that 30 s overdue is 0 and 90 s overdue is -1. */
-        private static long minutes(Duration d) {
+        static long minutes(Duration d) {
             return d.getSeconds() / 60;
         }
+    }
+
+    /**
+     * A team's breach board (R58): its running promises, soonest due first.
+     *
+     * @param zone the team's zone, in which {@code dueLocal} is shown
+     */
+    @JsonbPropertyOrder({"teamId", "zone", "at", "items"})
+    @Schema(name = "SlaBoard")
+    public record BoardJson(UUID teamId, String zone, Instant at, List<BoardLineJson> items) {
+        static BoardJson of(TicketSlas.Board b) {
+            return new BoardJson(b.teamId(), b.zone().getId(), b.at(), b.lines().stream().map(l -> new BoardLineJson(
+                    l.ticketId(), l.title(), l.priority().name(), l.assigneeId(), l.clock().metric().name(),
+                    ClockJson.minutes(l.left()), l.clock().due(), l.clock().due().atZone(b.zone()).toOffsetDateTime()
+                            .toString(), l.clock().warn(), l.atRisk(), l.overdue(), l.clock().version())).toList());
+        }
+    }
+
+    /**
+     * One running promise on the board.
+     *
+     * @param atRisk  past its warning
+     * @param overdue past its due instant
+     */
+    @JsonbNillable
+    @JsonbPropertyOrder({"ticketId", "title", "priority", "assigneeId", "metric", "leftMinutes", "dueAt", "dueLocal",
+            "warnAt", "atRisk", "overdue", "version"})
+    @Schema(name = "SlaBoardLine")
+    public record BoardLineJson(UUID ticketId, String title, String priority, UUID assigneeId, String metric,
+            long leftMinutes, Instant dueAt, String dueLocal, Instant warnAt, boolean atRisk, boolean overdue,
+            int version) {
     }
 }

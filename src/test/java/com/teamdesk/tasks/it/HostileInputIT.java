@@ -161,7 +161,12 @@ class HostileInputIT {
             "POST schedules/" + schedule + "/run-now", "DELETE schedules/" + doomed, "PUT schedules/" + schedule,
             "GET admin/schedules", "POST admin/schedules/" + schedule + "/pause",
             // issue 32: the task's actions, the operator's executions across teams
-            "GET tasks/" + export + "/actions", "GET admin/executions", "GET admin/executions/summary"};
+            "GET tasks/" + export + "/actions", "GET admin/executions", "GET admin/executions/summary",
+            // issue 53: the team's calendar and its holidays' import, SLA policies and board, replies, a ticket's SLA
+            "GET " + team + "/calendar", "PUT " + team + "/calendar", "POST " + team + "/calendar/holidays",
+            "GET " + team + "/sla-policies", "PUT " + team + "/sla-policies", "GET " + team + "/sla-board",
+            "POST " + team + "/tickets/" + ticket + "/replies", "GET " + team + "/tickets/" + ticket + "/replies",
+            "GET " + team + "/tickets/" + ticket + "/sla"};
 
         try (Connection db = data.connection()) {
             long[] baseline = counts(db);
@@ -323,9 +328,15 @@ class HostileInputIT {
     private static long[] counts(Connection db) throws SQLException {
         try (Statement s = db.createStatement(); ResultSet rs = s.executeQuery("SELECT (SELECT count(*) FROM ticket),"
                 + " (SELECT count(*) FROM background_task), (SELECT count(*) FROM notification),"
-                + " (SELECT count(*) FROM system_event), (SELECT count(*) FROM task_schedule)")) {
+                + " (SELECT count(*) FROM system_event), (SELECT count(*) FROM task_schedule),"
+                + " (SELECT coalesce(sum(version), 0) FROM team_calendar), (SELECT count(*) FROM sla_policy),"
+                + " (SELECT count(*) FROM ticket_reply), (SELECT coalesce(sum(version), 0) FROM ticket_sla_clock)")) {
             rs.next();
-            return new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5)};
+            long[] out = new long[9];
+            for (int i = 0; i < out.length; i++) {
+                out[i] = rs.getLong(i + 1);
+            }
+            return out;
         }
     }
 
@@ -477,6 +488,21 @@ class HostileInputIT {
     }
 
     private static String validBody(String path, Random rnd) {
+        if (path.endsWith("/calendar")) {
+            return "{\"zone\":\"Asia/Shanghai\",\"shifts\":[{\"day\":\"MONDAY\",\"start\":\"09:00\",\"end\":\""
+                    + (rnd.nextBoolean() ? "18:00" : "02:00") + "\"}]}";
+        }
+        if (path.endsWith("/calendar/holidays")) {
+            return "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//x//y//EN\r\nBEGIN:VEVENT\r\nUID:h@x\r\nDTSTAMP:20270101T000000Z"
+                    + "\r\nDTSTART;VALUE=DATE:20270501\r\nSUMMARY:Day off\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
+        }
+        if (path.endsWith("/sla-policies")) {
+            return "{\"policies\":[{\"priority\":\"" + (rnd.nextBoolean() ? "NORMAL" : "URGENT")
+                    + "\",\"firstResponseMinutes\":60,\"resolutionMinutes\":600}]}";
+        }
+        if (path.endsWith("/replies")) {
+            return "{\"body\":\"generated\"}";
+        }
         if (path.endsWith("/tasks")) {
             return rnd.nextBoolean() ? "{\"kind\":\"EXPORT\",\"scope\":\"SELF\"}" : "{\"kind\":\"EXPORT\",\"scope\":\"TEAM\"}";
         }

@@ -150,6 +150,45 @@ class SlaIT extends ApiCase {
         assertEquals("ticket.reply_invalid", empty.problemCode().orElse(null), empty.toString());
     }
 
+    /** R58: the breach board lists the team's running promises soonest due first, for staff only. */
+    @Test
+    void theBreachBoardListsRunningPromisesSoonestFirst() {
+        String owner = Tokens.of(t.owner());
+        String staff = Tokens.of(t.staff());
+        assertEquals(200, api.send("PUT", api.uri(policies()), owner, POLICIES, null).status());
+        String normal = api.post(tickets(), staff, "{\"title\":\"Slow VPN\"}").json().getString("id");
+        String urgent = api.post(tickets(), staff, "{\"title\":\"Site down\",\"priority\":\"URGENT\"}").json()
+                .getString("id");
+        List<JsonObject> lines = board(staff, 50);
+        assertEquals(List.of(urgent + " FIRST_RESPONSE", normal + " FIRST_RESPONSE", urgent + " RESOLUTION",
+                normal + " RESOLUTION"), lines.stream().map(l -> l.getString("ticketId") + " " + l.getString("metric"))
+                .toList(), "15 min, 60 min, 120 min, 240 min");
+        assertEquals("Site down", lines.get(0).getString("title"));
+        assertFalse(lines.get(0).getBoolean("overdue"));
+        assertEquals(2, board(staff, 2).size());
+
+        assertEquals(201, reply(urgent, staff, "Looking").status());
+        assertEquals(3, board(staff, 50).size(), "a met promise leaves the board");
+        patch(normal, staff, ticket(normal, staff).getInt("version"), "{\"status\":\"PENDING\"}");
+        assertEquals(List.of(urgent + " RESOLUTION"), board(staff, 50).stream()
+                .map(l -> l.getString("ticketId") + " " + l.getString("metric")).toList(), "a paused one too");
+
+        assertEquals(403, api.get(board(), Tokens.of(t.customer())).status());
+        assertEquals(404, api.get(board(), Tokens.of(t.outsider())).status());
+        assertEquals("page.limit", api.get(board() + "?limit=0", staff).problemCode().orElse(null));
+        assertEquals("page.limit", api.get(board() + "?limit=501", staff).problemCode().orElse(null));
+    }
+
+    private String board() {
+        return "teams/" + t.id() + "/sla-board";
+    }
+
+    private List<JsonObject> board(String token, int limit) {
+        Reply r = api.get(board() + "?limit=" + limit, token);
+        assertEquals(200, r.status(), r.toString());
+        return r.json().getJsonArray("items").getValuesAs(JsonObject.class);
+    }
+
     /** R57: a holiday added while a clock runs moves its due instant, in the calendar's commit, with a new version. */
     @Test
     void aHolidayAddedWhileAClockRunsMovesItsDueInstant() {

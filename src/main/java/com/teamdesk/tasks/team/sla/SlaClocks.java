@@ -1,6 +1,7 @@
 package com.teamdesk.tasks.team.sla;
 
 import com.teamdesk.tasks.platform.Jdbc;
+import com.teamdesk.tasks.team.JdbcTeamWrites;
 import com.teamdesk.tasks.team.Priority;
 import com.teamdesk.tasks.team.TicketChanged;
 import com.teamdesk.tasks.team.TicketStatus;
@@ -51,6 +52,9 @@ public class SlaClocks {
     @Inject
     TeamCalendars calendars;
 
+    @Inject
+    JdbcTeamWrites teamWrites;
+
 
     /** R57: the clocks of a ticket follow its change (see the class). */
     public void onTicketChanged(@Observes TicketChanged e) {
@@ -59,6 +63,11 @@ public class SlaClocks {
             return; // no promise to move (the ticket's priority has no policy)
         }
         if (e.created() || (e.priorityMoved() && now.isEmpty())) {
+            if (e.created() && policies(e.teamId()).containsKey(e.priority())) {
+                // a new ticket is created without the team lock: take it before reading what the clocks start from,
+                // so that a calendar or policy write (which holds it) is either seen or sees these clocks
+                teamWrites.lockTeam(e.teamId());
+            }
             Optional<SlaPolicy> policy = Optional.ofNullable(policies(e.teamId()).get(e.priority()));
             if (policy.isPresent() && e.status() != TicketStatus.CLOSED) {
                 BusinessCalendar calendar = calendar(e.teamId());
@@ -136,6 +145,7 @@ public class SlaClocks {
     }
 
     /** @return the team's calendar, or every minute counted when it has none */
+    @Transactional(TxType.SUPPORTS)
     BusinessCalendar calendar(UUID teamId) {
         return calendars.find(teamId).map(TeamCalendars.Stored::calendar)
                 .orElseGet(() -> BusinessCalendar.allHours(ZoneOffset.UTC));
@@ -148,6 +158,20 @@ public class SlaClocks {
         jdbc.query(TABLE, "clock read", "SELECT " + COLUMNS + " FROM ticket_sla_clock WHERE ticket_id = ?", ROW,
                 ticketId).forEach(c -> out.put(c.metric(), c));
         return out;
+    }
+
+    /** A RUNNING clock with what the board shows of its ticket. */
+    record RunningClock(UUID ticketId, String title, Priority priority, UUID assigneeId, SlaClock clock) {
+    }
+
+    /** @return the team's RUNNING clocks with a due instant, soonest first, at most {@code limit} (index scan) */
+    @Transactional(TxType.SUPPORTS)
+    List<RunningClock> running(UUID teamId, int limit) {
+        return jdbc.query(TABLE, "board read", "SELECT c.ticket_id, k.title, k.priority, k.assignee_id, " + prefixed("c.")
+                + " FROM ticket_sla_clock c JOIN ticket k ON k.id = c.ticket_id WHERE c.team_id = ? AND c.state ="
+                + " 'RUNNING' AND c.due_at IS NOT NULL ORDER BY c.due_at, c.ticket_id, c.metric LIMIT ?",
+                rs -> new RunningClock(Jdbc.uuid(rs, 1), rs.getString(2), Priority.valueOf(rs.getString(3)),
+                        Jdbc.uuid(rs, 4), clock(rs, 4)), teamId, limit);
     }
 
     /** A clock with its ticket and the ticket's priority. */

@@ -1,5 +1,8 @@
 package com.teamdesk.tasks.team.sla;
 
+import com.teamdesk.tasks.common.Page;
+import com.teamdesk.tasks.team.Priority;
+import com.teamdesk.tasks.team.TeamAccess;
 import com.teamdesk.tasks.team.TicketService;
 import com.teamdesk.tasks.team.calendar.BusinessCalendar;
 import com.teamdesk.tasks.team.calendar.TeamCalendars;
@@ -33,6 +36,9 @@ public class TicketSlas {
     @Inject
     Clock clock;
 
+    @Inject
+    TeamAccess access;
+
     /**
      * A ticket's SLA at one instant.
      *
@@ -51,6 +57,44 @@ public class TicketSlas {
      * @param overdue RUNNING past its due instant (its breach's escalation decides BREACHED)
      */
     public record ClockView(SlaClock clock, Duration used, Duration left, boolean overdue) {
+    }
+
+    /**
+     * One line of a team's breach board: a RUNNING promise of an open ticket.
+     *
+     * @param atRisk  past its warning instant (or its warning passed before it last started counting)
+     * @param overdue past its due instant: its breach escalates
+     */
+    public record BoardLine(UUID ticketId, String title, Priority priority, UUID assigneeId, SlaClock clock,
+            Duration left, boolean atRisk, boolean overdue) {
+    }
+
+    /**
+     * R58: the team's running promises, soonest due first, at most {@code limit} (an index scan of
+     * {@code ticket_sla_clock_due_idx}, however many tickets the team has).
+     *
+     * @return the lines and the team's zone
+     * @throws com.teamdesk.tasks.common.NotFoundException ({@code team.not_found}) not a member
+     * @throws com.teamdesk.tasks.common.ForbiddenException ({@code team.staff_only}) a customer
+     * @throws com.teamdesk.tasks.common.InvalidInputException ({@code page.limit}) a limit out of 1-500
+     */
+    public Board board(UUID callerId, UUID teamId, Integer limit) {
+        access.requireStaff(teamId, callerId);
+        int n = Page.limit(limit);
+        Instant now = clock.instant();
+        BusinessCalendar calendar = clocks.calendar(teamId);
+        List<BoardLine> lines = clocks.running(teamId, n).stream().map(r -> {
+            SlaClock c = r.clock();
+            Duration left = c.leftAt(now, calendar);
+            boolean overdue = c.due() != null && !c.due().isAfter(now);
+            boolean atRisk = overdue || c.warn() == null || !c.warn().isAfter(now);
+            return new BoardLine(r.ticketId(), r.title(), r.priority(), r.assigneeId(), c, left, atRisk, overdue);
+        }).toList();
+        return new Board(teamId, calendar.zone(), now, lines);
+    }
+
+    /** A team's breach board at one instant. */
+    public record Board(UUID teamId, ZoneId zone, Instant at, List<BoardLine> lines) {
     }
 
     /**
