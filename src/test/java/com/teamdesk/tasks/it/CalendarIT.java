@@ -44,6 +44,7 @@ class CalendarIT extends ApiCase {
         String staff = Tokens.of(t.staff());
         assertEquals("calendar.not_found", api.get(calendar(), staff).problemCode().orElse(null));
 
+        assertEquals(412, put(owner, BERLIN_WEEK, "\"1\"").status(), "If-Match never matches what does not exist");
         Reply set = put(owner, BERLIN_WEEK, null);
         assertEquals(200, set.status(), set.toString());
         assertEquals("\"1\"", set.header("ETag"));

@@ -164,6 +164,10 @@ public class TeamCalendars {
     private Stored write(UUID callerId, UUID teamId, BusinessCalendar calendar, Integer ifMatch) {
         teamWrites.lockTeam(teamId); // R57: the clocks it moves are moved by ticket changes under this lock too
         Optional<BusinessCalendar> before = find(teamId).map(Stored::calendar);
+        if (before.isEmpty() && ifMatch != null) { // RFC 9110 13.1.1: If-Match never matches what does not exist
+            throw new PreconditionFailedException("calendar.version_mismatch", "The team has no calendar yet; send no"
+                    + " If-Match to set its first.");
+        }
         String shifts = shiftsJson(calendar.shifts()).toString();
         String holidays = holidaysJson(calendar.holidays()).toString();
         String sql = "INSERT INTO team_calendar (team_id, zone, shifts, holidays, updated_by) VALUES (?, ?, ?::jsonb,"
