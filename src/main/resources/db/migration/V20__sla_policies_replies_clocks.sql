@@ -26,7 +26,8 @@ CREATE TABLE ticket_sla_clock (
     ticket_id       uuid NOT NULL REFERENCES ticket (id) ON DELETE CASCADE,
     team_id         uuid NOT NULL REFERENCES team (id) ON DELETE CASCADE,
     metric          text NOT NULL CHECK (metric IN ('FIRST_RESPONSE', 'RESOLUTION')),
-    state           text NOT NULL CHECK (state IN ('RUNNING', 'PAUSED', 'MET', 'BREACHED')),
+    -- CANCELLED: the promise was withdrawn (the priority lost its policy); kept so that versions are never reused
+    state           text NOT NULL CHECK (state IN ('RUNNING', 'PAUSED', 'MET', 'BREACHED', 'CANCELLED')),
     target_seconds  bigint NOT NULL CHECK (target_seconds > 0),
     warn_percent    integer NOT NULL CHECK (warn_percent BETWEEN 1 AND 99),
     used_micros     bigint NOT NULL CHECK (used_micros >= 0),

@@ -104,7 +104,9 @@ public class ContractFilter implements OASFilter {
             Map.entry("updateTicket", List.of("409", "412", "428")),
             Map.entry("pauseTimer", List.of("409")),
             Map.entry("resumeTimer", List.of("409")),
-            Map.entry("runTimer", List.of("409")));
+            Map.entry("runTimer", List.of("409")),
+            Map.entry("putTeamCalendar", List.of("412")),
+            Map.entry("importTeamHolidays", List.of("412")));
 
     /** Operations that honour {@code Idempotency-Key} (R25); a method-level {@code @Parameter} is lost by Payara. */
     private static final Set<String> IDEMPOTENT = Set.of("createTeamTask", "retryTask", "cancelTask", "createTeamSchedule",
@@ -491,7 +493,8 @@ public class ContractFilter implements OASFilter {
                                 .maxLength(IdempotentRequest.MAX_KEY)));
             }
             if (op.getParameters() != null) {
-                op.getParameters().forEach(ContractFilter::parameter);
+                op.getParameters().forEach(p -> parameter(p, OWN_REFUSALS.getOrDefault(op.getOperationId(), List.of())
+                        .contains("428")));
             }
             if (op.getResponses() != null && op.getResponses().getAPIResponses() != null) {
                 op.getResponses().getAPIResponses().values().forEach(r -> {
@@ -533,14 +536,15 @@ public class ContractFilter implements OASFilter {
         return s;
     }
 
-    private static void parameter(Parameter p) {
+    /** @param ifMatchRequired the operation answers 428 without If-Match (where it is optional, it is not required) */
+    private static void parameter(Parameter p, boolean ifMatchRequired) {
         if (p.getIn() == Parameter.In.PATH && p.getName().endsWith("Id")) {
             p.setSchema(OASFactory.createSchema().type(Schema.SchemaType.STRING).format("uuid"));
         } else if (p.getIn() == Parameter.In.QUERY && p.getName().equals("limit")) {
             p.setSchema(OASFactory.createSchema().type(Schema.SchemaType.INTEGER).minimum(BigDecimal.ONE)
                     .maximum(new BigDecimal(500)).defaultValue(50));
         } else if (p.getIn() == Parameter.In.HEADER && p.getName().equals("If-Match")) {
-            p.setRequired(true);
+            p.setRequired(ifMatchRequired);
         }
     }
 

@@ -144,6 +144,18 @@ class CalendarIT extends ApiCase {
             assertEquals("calendar.ical_malformed", r.problemCode().orElse(null), bad + " -> " + r);
         }
         assertEquals(5, api.get(calendar(), owner).json().getJsonArray("holidays").size(), "nothing stored by a refusal");
+
+        // found in review: a time zone definition iCal4j would expand since 1601 is never parsed; a holiday past
+        // 2999 is refused before it is stored, so the calendar stays readable
+        Reply zoneBomb = importIcs(owner, ics("BEGIN:VTIMEZONE\r\nTZID:Evil\r\nBEGIN:STANDARD\r\nDTSTART:16010101T000000"
+                + "\r\nRRULE:FREQ=SECONDLY\r\nTZOFFSETFROM:+0100\r\nTZOFFSETTO:+0000\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\n"
+                + "BEGIN:VEVENT\r\nUID:z@x\r\nDTSTAMP:20270101T000000Z\r\nSUMMARY:Zone\r\nDTSTART;VALUE=DATE:20271225"
+                + "\r\nEND:VEVENT\r\n"));
+        assertEquals(200, zoneBomb.status(), zoneBomb.toString());
+        Reply far = importIcs(owner, ics("BEGIN:VEVENT\r\nUID:y@x\r\nDTSTAMP:20270101T000000Z\r\n"
+                + "DTSTART;VALUE=DATE:99991231\r\nDURATION:P3D\r\nEND:VEVENT\r\n"));
+        assertEquals("calendar.holiday_invalid", far.problemCode().orElse(null), far.toString());
+        assertEquals(6, api.get(calendar(), owner).json().getJsonArray("holidays").size());
         Reply json = api.send("POST", api.uri(calendar() + "/holidays"), owner, "{}", null);
         assertEquals(415, json.status(), "an iCalendar file, not JSON: " + json);
         assertTrue(json.header("Content-Type").startsWith("application/problem+json"), json.toString());

@@ -141,6 +141,13 @@ class SlaIT extends ApiCase {
         assertEquals("MET", clock(id, staff, "RESOLUTION").getString("state"), "final: a reopen starts nothing");
         assertEquals(2, data.count("SELECT count(*) FROM ticket_sla_clock WHERE ticket_id = ?::uuid", id));
 
+        // a promise withdrawn (LOW has no policy) and made again (NORMAL) goes on from its version
+        String moving = api.post(tickets(), staff, "{\"title\":\"Moving\"}").json().getString("id");
+        JsonObject m = patch(moving, staff, ticket(moving, staff).getInt("version"), "{\"priority\":\"LOW\"}");
+        assertEquals(0, api.get(tickets() + "/" + moving + "/sla", staff).json().getJsonArray("clocks").size());
+        patch(moving, staff, m.getInt("version"), "{\"priority\":\"NORMAL\"}");
+        assertEquals(3, clock(moving, staff, "RESOLUTION").getInt("version"), "1 started, 2 withdrawn, 3 again");
+
         // LOW has no policy: no clock; the ticket's readers only
         String low = api.post(tickets(), staff, "{\"title\":\"Typo\",\"priority\":\"LOW\"}").json().getString("id");
         assertEquals(0, api.get(tickets() + "/" + low + "/sla", staff).json().getJsonArray("clocks").size());

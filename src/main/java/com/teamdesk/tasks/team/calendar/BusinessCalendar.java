@@ -38,6 +38,8 @@ public final class BusinessCalendar {
     private final ZoneId zone;
     private final List<Shift> shifts;
     private final List<Holiday> holidays;
+    /** The holidays' days as disjoint ranges, first day → last day, for a lookup in log time. */
+    private final java.util.TreeMap<LocalDate, LocalDate> daysOff = new java.util.TreeMap<>();
     private final Map<DayOfWeek, List<Shift>> byDay = new EnumMap<>(DayOfWeek.class);
     /** Every minute works ({@link #allHours}): a team without a calendar. */
     private final boolean allHours;
@@ -98,8 +100,33 @@ public final class BusinessCalendar {
                 throw new InvalidInputException("calendar.holiday_invalid", "The holiday '" + h.name() + "' ends ("
                         + h.last() + ") before it starts (" + h.first() + ").");
             }
+            if (h.first().isBefore(FIRST_DAY) || h.last().isAfter(LAST_DAY)) {
+                throw new InvalidInputException("calendar.holiday_invalid", "A holiday lies between " + FIRST_DAY
+                        + " and " + LAST_DAY + " ('" + h.name() + "': " + h.first() + " to " + h.last() + ").");
+            }
+            if (h.name().length() > MAX_NAME) {
+                throw new InvalidInputException("calendar.holiday_invalid", "A holiday's name has at most " + MAX_NAME
+                        + " characters.");
+            }
         }
+        holidays.stream().sorted(Comparator.comparing(Holiday::first)).forEach(h -> {
+            var last = daysOff.lastEntry();
+            if (last != null && !h.first().isAfter(last.getValue().plusDays(1))) {
+                if (h.last().isAfter(last.getValue())) {
+                    daysOff.put(last.getKey(), h.last());
+                }
+            } else {
+                daysOff.put(h.first(), h.last());
+            }
+        });
     }
+
+    /** The first day a holiday may fall on. */
+    public static final LocalDate FIRST_DAY = LocalDate.of(1900, 1, 1);
+    /** The last day a holiday may fall on. */
+    public static final LocalDate LAST_DAY = LocalDate.of(2999, 12, 31);
+    /** A holiday's longest name, in UTF-16 characters (as Java and JSON count them). */
+    public static final int MAX_NAME = 200;
 
     private BusinessCalendar(ZoneId zone) {
         this.zone = zone;
@@ -142,13 +169,16 @@ public final class BusinessCalendar {
             return Optional.of(from.plus(business));
         }
         Duration left = business;
+        Instant counted = from; // everything before it is counted or not business time (a DST gap can make two
+                                // windows overlap: 02:30 that does not exist is 03:30, inside a shift from 03:00)
         LocalDate day = from.atZone(zone).toLocalDate().minusDays(1); // yesterday's night shift may still run
         for (int i = 0; i <= HORIZON_DAYS; i++, day = day.plusDays(1)) {
             for (Instant[] w : windows(day)) {
-                Instant start = w[0].isAfter(from) ? w[0] : from;
+                Instant start = w[0].isAfter(counted) ? w[0] : counted;
                 if (!w[1].isAfter(start)) {
                     continue;
                 }
+                counted = w[1];
                 Duration available = Duration.between(start, w[1]);
                 if (left.compareTo(available) <= 0) {
                     return Optional.of(start.plus(left));
@@ -172,12 +202,14 @@ public final class BusinessCalendar {
             return Duration.between(from, to);
         }
         LocalDate last = to.atZone(zone).toLocalDate();
+        Instant counted = from; // as in plus: no minute twice where a DST gap makes two windows overlap
         for (LocalDate day = from.atZone(zone).toLocalDate().minusDays(1); !day.isAfter(last); day = day.plusDays(1)) {
             for (Instant[] w : windows(day)) {
-                Instant s = w[0].isAfter(from) ? w[0] : from;
+                Instant s = w[0].isAfter(counted) ? w[0] : counted;
                 Instant e = w[1].isBefore(to) ? w[1] : to;
                 if (e.isAfter(s)) {
                     sum = sum.plus(Duration.between(s, e));
+                    counted = e;
                 }
             }
         }
@@ -186,12 +218,8 @@ public final class BusinessCalendar {
 
     /** @return true when {@code date} is a holiday */
     public boolean isHoliday(LocalDate date) {
-        for (Holiday h : holidays) {
-            if (h.contains(date)) {
-                return true;
-            }
-        }
-        return false;
+        var range = daysOff.floorEntry(date);
+        return range != null && !date.isAfter(range.getValue());
     }
 
     /** The working windows of the shifts that start on {@code day}, in order, as {start, end} instants. */

@@ -51,7 +51,7 @@ public final class HolidayImport {
     public static List<Holiday> read(String ics, ZoneId zone) {
         Calendar calendar;
         try {
-            calendar = new CalendarBuilder().build(new StringReader(ics));
+            calendar = new CalendarBuilder().build(new StringReader(withoutTimeZones(ics)));
         } catch (ParserException e) {
             throw malformed("The file is not iCalendar (RFC 5545): " + ClientText.echo(String.valueOf(e.getMessage()))
                     + ".");
@@ -88,8 +88,8 @@ public final class HolidayImport {
     }
 
     private static Holiday read(VEvent event, String where, ZoneId zone) {
-        if (event.getProperty(Property.RRULE).isPresent()) {
-            throw malformed(where + " repeats (RRULE); list each holiday's days instead.");
+        if (event.getProperty(Property.RRULE).isPresent() || event.getProperty(Property.RDATE).isPresent()) {
+            throw malformed(where + " repeats (RRULE or RDATE); list each holiday's days instead.");
         }
         Optional<DtStart<Temporal>> start = event.getStartDate();
         if (start.isEmpty() || start.get().getDate() == null) {
@@ -139,12 +139,43 @@ public final class HolidayImport {
         throw malformed(where + " has a date iCal4j read as " + t.getClass().getSimpleName() + ".");
     }
 
-    /** A name as stored: no control characters or unpaired surrogates, at most {@link TeamCalendars#MAX_NAME}. */
+    /**
+     * A name as stored: no control characters or unpaired surrogates, at most {@link BusinessCalendar#MAX_NAME} UTF-16
+     * characters (the measure the calendar checks), never cutting a character in two.
+     */
     private static String clean(String name) {
         StringBuilder b = new StringBuilder();
         name.codePoints().filter(cp -> !Character.isISOControl(cp) && !(cp >= 0xD800 && cp <= 0xDFFF))
-                .limit(TeamCalendars.MAX_NAME).forEach(b::appendCodePoint);
+                .forEach(cp -> {
+                    if (b.length() + Character.charCount(cp) <= BusinessCalendar.MAX_NAME) {
+                        b.appendCodePoint(cp);
+                    }
+                });
         return b.toString().strip();
+    }
+
+    /**
+     * The file without its {@code VTIMEZONE} components (lines unfolded first, RFC 5545 3.1): iCal4j builds a zone's
+     * rules while it parses one, and a hostile definition ({@code RRULE:FREQ=SECONDLY} since 1601) costs minutes of CPU
+     * or all the memory, and every definition stays registered in the JVM for ever. A holiday is read in the team's
+     * zone (all-day events) or at its instant (UTC times); a {@code TZID} that names an IANA zone still works.
+     */
+    static String withoutTimeZones(String ics) {
+        // every line break a parser might honour (CRLF, LF, a bare CR) is one, before the folds are undone
+        String unfolded = ics.replace("\r\n", "\n").replace('\r', '\n').replace("\n ", "").replace("\n\t", "");
+        StringBuilder out = new StringBuilder(unfolded.length());
+        int depth = 0;
+        for (String line : unfolded.split("\n", -1)) {
+            String l = line.strip().toUpperCase(java.util.Locale.ROOT);
+            if (l.startsWith("BEGIN") && l.endsWith(":VTIMEZONE")) { // BEGIN;X-PARAM=…:VTIMEZONE too
+                depth++;
+            } else if (depth > 0 && l.startsWith("END") && l.endsWith(":VTIMEZONE")) {
+                depth--;
+            } else if (depth == 0) {
+                out.append(line).append("\r\n");
+            }
+        }
+        return out.toString();
     }
 
     private static InvalidInputException malformed(String detail) {

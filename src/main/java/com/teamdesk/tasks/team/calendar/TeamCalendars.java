@@ -52,11 +52,13 @@ public class TeamCalendars {
     /** Most holidays of a calendar. */
     public static final int MAX_HOLIDAYS = 1000;
     /** Longest holiday name, in characters. */
-    public static final int MAX_NAME = 200;
+    public static final int MAX_NAME = BusinessCalendar.MAX_NAME;
 
     private static final Jdbc.Table TABLE = Jdbc.Table.of("team_calendar");
     private static final Pattern TIME = Pattern.compile("([01][0-9]|2[0-3]):[0-5][0-9]");
     private static final Pattern DATE = Pattern.compile("[0-9]{4}-[0-9]{2}-[0-9]{2}");
+    /** An IANA zone's name (never a zone a library registered at run time, such as iCal4j's {@code ical4j~…}). */
+    private static final Pattern IANA = Pattern.compile("[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*");
     private static final Set<String> SHIFT_FIELDS = Set.of("day", "start", "end");
     private static final Set<String> HOLIDAY_FIELDS = Set.of("first", "last", "name");
 
@@ -149,6 +151,7 @@ public class TeamCalendars {
     @Transactional
     public Stored addHolidays(UUID callerId, UUID teamId, List<Holiday> imported, Integer ifMatch) {
         requireOwner(teamId, callerId);
+        teamWrites.lockTeam(teamId); // the calendar read here is the one written over: no change comes between
         Stored now = find(teamId).orElseThrow(TeamCalendars::noneToImportInto);
         Set<Holiday> all = new LinkedHashSet<>(now.calendar().holidays());
         all.addAll(imported);
@@ -158,7 +161,7 @@ public class TeamCalendars {
         }
         BusinessCalendar calendar = new BusinessCalendar(now.calendar().zone(), now.calendar().shifts(),
                 List.copyOf(all));
-        return write(callerId, teamId, calendar, ifMatch == null ? now.version() : ifMatch);
+        return write(callerId, teamId, calendar, ifMatch);
     }
 
     private Stored write(UUID callerId, UUID teamId, BusinessCalendar calendar, Integer ifMatch) {
@@ -194,7 +197,7 @@ public class TeamCalendars {
     /** Reads a body strictly; each malformed piece is refused with its own code. */
     static BusinessCalendar parse(JsonObject body) {
         String zoneText = Jsons.string(body, "zone");
-        if (zoneText == null || !ZoneId.getAvailableZoneIds().contains(zoneText)) {
+        if (zoneText == null || !IANA.matcher(zoneText).matches() || !ZoneId.getAvailableZoneIds().contains(zoneText)) {
             throw new InvalidInputException("calendar.zone_unknown", zoneText == null ? "zone is required: an IANA"
                     + " time zone such as Europe/Berlin." : "'" + ClientText.echo(zoneText) + "' is not an IANA time"
                     + " zone (e.g. Asia/Shanghai).");

@@ -30,11 +30,20 @@ public record SlaClock(Metric metric, State state, Duration target, int warnPerc
 
     /** Where a clock is. */
     public enum State {
-        RUNNING, PAUSED, MET, BREACHED;
+        /**
+         * RUNNING and PAUSED count; MET and BREACHED are final; CANCELLED is a promise withdrawn (the ticket's priority
+         * lost its policy), kept so that a later promise on the same ticket goes on from its version, never reusing one.
+         */
+        RUNNING, PAUSED, MET, BREACHED, CANCELLED;
 
         /** @return true for MET and BREACHED: nothing moves it any more */
         public boolean isFinal() {
             return this == MET || this == BREACHED;
+        }
+
+        /** @return true for RUNNING and PAUSED: a promise that still counts */
+        public boolean isOpen() {
+            return this == RUNNING || this == PAUSED;
         }
     }
 
@@ -83,7 +92,7 @@ public record SlaClock(Metric metric, State state, Duration target, int warnPerc
      */
     public SlaClock retarget(Duration newTarget, int newWarnPercent, Instant now, BusinessCalendar before,
             BusinessCalendar after) {
-        if (state.isFinal()) {
+        if (!state.isOpen()) {
             return this;
         }
         if (state == State.PAUSED) {
@@ -95,11 +104,32 @@ public record SlaClock(Metric metric, State state, Duration target, int warnPerc
 
     /** The promise was kept at {@code now} (a staff reply, the ticket CLOSED). A final clock is unchanged. */
     public SlaClock met(Instant now, BusinessCalendar calendar) {
-        if (state.isFinal()) {
+        if (!state.isOpen()) {
             return this;
         }
         return new SlaClock(metric, State.MET, target, warnPercent, usedAt(now, calendar), null, null, null, now,
                 version + 1);
+    }
+
+    /** The promise is withdrawn (its ticket's priority has no policy any more). Only an open clock is cancelled. */
+    public SlaClock cancel(Instant now, BusinessCalendar calendar) {
+        if (!state.isOpen()) {
+            return this;
+        }
+        return new SlaClock(metric, State.CANCELLED, target, warnPercent, usedAt(now, calendar), null, null, null, now,
+                version + 1);
+    }
+
+    /**
+     * A new promise on a ticket whose promise was withdrawn: counting {@code target} from {@code now} again, its version
+     * going on from this clock's. Only a CANCELLED clock restarts.
+     */
+    public SlaClock restart(Duration newTarget, int newWarnPercent, Instant now, BusinessCalendar calendar) {
+        if (state != State.CANCELLED) {
+            return this;
+        }
+        return new SlaClock(metric, State.RUNNING, newTarget, newWarnPercent, Duration.ZERO, now, null, null, null,
+                version).running(now, calendar);
     }
 
     /** The breach's escalation ran at {@code now}: final. Only a RUNNING clock breaches. */

@@ -34,9 +34,10 @@ import java.util.UUID;
  *
  * <p>What moves a clock: a new ticket starts both of its priority's promises; PENDING pauses its RUNNING clocks and
  * OPEN resumes its PAUSED ones; a staff reply meets the first response; CLOSED meets both; a priority change re-targets
- * them to the new priority's policy (starts them when the ticket had none, removes the unfinished ones when the new
- * priority has no policy); a calendar or policy change re-targets every unfinished clock of the team, counting the time
- * used so far on the calendar it ran on. MET and BREACHED are final: reopening a CLOSED ticket starts nothing.
+ * them to the new priority's policy (starts them when the ticket had none, cancels the unfinished ones when the new
+ * priority has no policy, and a later policy restarts a cancelled one from its version, so that no version is ever
+ * used twice); a calendar or policy change re-targets every unfinished clock of the team, counting the time used so
+ * far on the calendar it ran on. MET and BREACHED are final: reopening a CLOSED ticket starts nothing.
  */
 @ApplicationScoped
 @Transactional(TxType.MANDATORY)
@@ -62,48 +63,50 @@ public class SlaClocks {
         if (now.isEmpty() && !e.created() && !e.priorityMoved()) {
             return; // no promise to move (the ticket's priority has no policy)
         }
-        if (e.created() || (e.priorityMoved() && now.isEmpty())) {
-            if (e.created() && policies(e.teamId()).containsKey(e.priority())) {
-                // a new ticket is created without the team lock: take it before reading what the clocks start from,
-                // so that a calendar or policy write (which holds it) is either seen or sees these clocks
-                teamWrites.lockTeam(e.teamId());
-            }
-            Optional<SlaPolicy> policy = Optional.ofNullable(policies(e.teamId()).get(e.priority()));
-            if (policy.isPresent() && e.status() != TicketStatus.CLOSED) {
-                BusinessCalendar calendar = calendar(e.teamId());
-                for (Metric m : Metric.values()) {
-                    SlaClock c = SlaClock.start(m, policy.get().target(m), policy.get().warnPercent(), e.at(), calendar);
-                    save(e.teamId(), e.ticketId(), e.status() == TicketStatus.PENDING ? c.pause(e.at(), calendar) : c,
-                            e.at());
+        if (e.created() && policies(e.teamId()).containsKey(e.priority())) {
+            // a new ticket is created without the team lock: take it before reading what the clocks start from, so
+            // that a calendar or policy write (which holds it) is either seen or sees these clocks
+            teamWrites.lockTeam(e.teamId());
+        }
+        SlaPolicy policy = e.created() || e.priorityMoved() ? policies(e.teamId()).get(e.priority()) : null;
+        if (e.priorityMoved() && policy == null) { // the promise is withdrawn; its versions are kept, never reused
+            BusinessCalendar calendar = calendar(e.teamId());
+            now.values().forEach(c -> saveIfMoved(e.teamId(), e.ticketId(), c, c.cancel(e.at(), calendar), e.at()));
+            return;
+        }
+        if (policy == null && e.created()) {
+            return;
+        }
+        BusinessCalendar calendar = calendar(e.teamId());
+        for (Metric m : Metric.values()) {
+            SlaClock c = now.get(m);
+            SlaClock next;
+            if (c == null || c.state() == SlaClock.State.CANCELLED) { // a first promise, or a new one after a withdrawal
+                if (policy == null || e.status() == TicketStatus.CLOSED) {
+                    continue;
+                }
+                next = c == null ? SlaClock.start(m, policy.target(m), policy.warnPercent(), e.at(), calendar)
+                        : c.restart(policy.target(m), policy.warnPercent(), e.at(), calendar);
+                if (e.status() == TicketStatus.PENDING) {
+                    next = next.pause(e.at(), calendar);
+                }
+            } else {
+                next = c;
+                if (policy != null) {
+                    next = next.retarget(policy.target(m), policy.warnPercent(), e.at(), calendar, calendar);
+                }
+                if (e.staffReplied() && m == Metric.FIRST_RESPONSE) {
+                    next = next.met(e.at(), calendar);
+                }
+                if (e.statusMoved()) {
+                    next = switch (e.status()) {
+                        case CLOSED -> next.met(e.at(), calendar);
+                        case PENDING -> next.pause(e.at(), calendar);
+                        case OPEN -> next.resume(e.at(), calendar);
+                    };
                 }
             }
-            return;
-        }
-        if (e.priorityMoved() && !policies(e.teamId()).containsKey(e.priority())) {
-            jdbc.update(TABLE, "clock delete", "DELETE FROM ticket_sla_clock WHERE ticket_id = ? AND state IN"
-                    + " ('RUNNING', 'PAUSED')", e.ticketId());
-            return;
-        }
-        SlaPolicy policy = e.priorityMoved() ? policies(e.teamId()).get(e.priority()) : null;
-        BusinessCalendar calendar = calendar(e.teamId());
-        for (SlaClock c : now.values()) {
-            SlaClock next = c;
-            if (policy != null) {
-                next = next.retarget(policy.target(c.metric()), policy.warnPercent(), e.at(), calendar, calendar);
-            }
-            if (e.staffReplied() && c.metric() == Metric.FIRST_RESPONSE) {
-                next = next.met(e.at(), calendar);
-            }
-            if (e.statusMoved()) {
-                next = switch (e.status()) {
-                    case CLOSED -> next.met(e.at(), calendar);
-                    case PENDING -> next.pause(e.at(), calendar);
-                    case OPEN -> next.resume(e.at(), calendar);
-                };
-            }
-            if (!next.equals(c)) {
-                save(e.teamId(), e.ticketId(), next, e.at());
-            }
+            saveIfMoved(e.teamId(), e.ticketId(), c, next, e.at());
         }
     }
 
@@ -121,16 +124,9 @@ public class SlaClocks {
         BusinessCalendar calendar = calendar(teamId);
         for (TicketClock tc : unfinished(teamId)) {
             SlaPolicy p = now.get(tc.priority());
-            if (p == null) {
-                jdbc.update(TABLE, "clock delete", "DELETE FROM ticket_sla_clock WHERE ticket_id = ? AND metric = ?",
-                        tc.ticketId(), tc.clock().metric().name());
-                continue;
-            }
             SlaClock c = tc.clock();
-            SlaClock next = c.retarget(p.target(c.metric()), p.warnPercent(), at, calendar, calendar);
-            if (!next.equals(c)) {
-                save(teamId, tc.ticketId(), next, at);
-            }
+            saveIfMoved(teamId, tc.ticketId(), c, p == null ? c.cancel(at, calendar)
+                    : c.retarget(p.target(c.metric()), p.warnPercent(), at, calendar, calendar), at);
         }
     }
 
@@ -195,6 +191,12 @@ public class SlaClocks {
 
     private static String prefixed(String alias) {
         return alias + COLUMNS.replace(", ", ", " + alias);
+    }
+
+    private void saveIfMoved(UUID teamId, UUID ticketId, SlaClock before, SlaClock after, Instant at) {
+        if (!after.equals(before)) {
+            save(teamId, ticketId, after, at);
+        }
     }
 
     private void save(UUID teamId, UUID ticketId, SlaClock c, Instant at) {

@@ -108,7 +108,7 @@ public class TicketSlas {
         BusinessCalendar calendar = stored.map(TeamCalendars.Stored::calendar)
                 .orElseGet(() -> BusinessCalendar.allHours(ZoneOffset.UTC));
         Map<Metric, SlaClock> byMetric = clocks.clocks(ticketId);
-        List<ClockView> views = byMetric.values().stream().map(c -> new ClockView(c, c.usedAt(now, calendar),
+        List<ClockView> views = byMetric.values().stream().filter(c -> c.state() != SlaClock.State.CANCELLED).map(c -> new ClockView(c, c.usedAt(now, calendar),
                 c.leftAt(now, calendar), c.state() == SlaClock.State.RUNNING && c.due() != null && !c.due().isAfter(now)))
                 .toList();
         return new View(ticketId, calendar.zone(), now, views);

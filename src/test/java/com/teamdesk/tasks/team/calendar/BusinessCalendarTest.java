@@ -100,6 +100,24 @@ class BusinessCalendarTest {
                 gap.plus(march, Duration.ofMinutes(1)));
     }
 
+    /**
+     * Found in review: on a spring-forward day a shift ending at 02:30 (which does not exist: 03:30) and one starting
+     * at 03:00 overlap in real time; no minute may count twice.
+     */
+    @Test
+    void shiftsThatADstGapMakesOverlapCountEachMinuteOnce() {
+        BusinessCalendar split = new BusinessCalendar(BERLIN, List.of(
+                new Shift(DayOfWeek.SUNDAY, LocalTime.of(0, 0), LocalTime.of(2, 30)),
+                new Shift(DayOfWeek.SUNDAY, LocalTime.of(3, 0), LocalTime.of(5, 0))), List.of());
+        Instant midnight = ZonedDateTime.of(LocalDateTime.of(2027, 3, 28, 0, 0), BERLIN).toInstant();
+        assertEquals(Duration.ofHours(4), split.between(midnight, midnight.plus(Duration.ofHours(6))),
+                "00:00-05:00 local is 4 real hours, each counted once");
+        assertEquals(Optional.of(ZonedDateTime.of(LocalDateTime.of(2027, 3, 28, 4, 0), BERLIN).toInstant()),
+                split.plus(midnight, Duration.ofMinutes(180)));
+        Reference ref = new Reference(split);
+        assertEquals(ref.between(midnight, midnight.plus(Duration.ofHours(6))), 240);
+    }
+
     /** Asia/Shanghai, no DST: a Spring Festival week off moves a Friday-evening promise past the holiday. */
     @Test
     void aHolidayWeekIsSkipped() {

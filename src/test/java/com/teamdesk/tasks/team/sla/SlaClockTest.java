@@ -78,6 +78,24 @@ class SlaClockTest {
         assertSame(breached, breached.met(at(2027, 3, 1, 11, 0), WEEKDAYS));
     }
 
+    /** Found in review: a promise withdrawn and made again goes on from its version; no version is used twice. */
+    @Test
+    void aWithdrawnPromiseRestartsFromItsVersion() {
+        SlaClock c = SlaClock.start(Metric.RESOLUTION, Duration.ofHours(8), 75, at(2027, 3, 1, 9, 0), WEEKDAYS);
+        SlaClock withdrawn = c.cancel(at(2027, 3, 1, 10, 0), WEEKDAYS);
+        assertEquals(State.CANCELLED, withdrawn.state());
+        assertEquals(2, withdrawn.version());
+        assertNull(withdrawn.due());
+        assertSame(withdrawn, withdrawn.met(at(2027, 3, 1, 11, 0), WEEKDAYS), "nothing to meet");
+        assertSame(withdrawn, withdrawn.retarget(Duration.ofHours(1), 50, at(2027, 3, 1, 11, 0), WEEKDAYS, WEEKDAYS));
+        SlaClock again = withdrawn.restart(Duration.ofHours(2), 50, at(2027, 3, 1, 11, 0), WEEKDAYS);
+        assertEquals(State.RUNNING, again.state());
+        assertEquals(3, again.version());
+        assertEquals(Duration.ZERO, again.used(), "a new promise counts from its start");
+        assertEquals(at(2027, 3, 1, 13, 0), again.due());
+        assertSame(again, again.restart(Duration.ofHours(9), 50, at(2027, 3, 1, 12, 0), WEEKDAYS), "only CANCELLED");
+    }
+
     @Test
     void aShorterTargetThanTheTimeUsedIsDueAtOnce() {
         SlaClock c = SlaClock.start(Metric.RESOLUTION, Duration.ofHours(8), 75, at(2027, 3, 1, 9, 0), WEEKDAYS);
