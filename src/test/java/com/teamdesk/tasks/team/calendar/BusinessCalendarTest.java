@@ -2,7 +2,6 @@ package com.teamdesk.tasks.team.calendar;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.teamdesk.tasks.common.InvalidInputException;
 import com.teamdesk.tasks.team.calendar.BusinessCalendar.Holiday;
