@@ -104,4 +104,18 @@ public final class ClientValues {
         }
         return null;
     }
+
+    /**
+     * For fields that take a constant exactly as declared (issue 53's weekdays and priorities): no case folding.
+     *
+     * @return the constant of {@code type} named exactly {@code name}, or null
+     */
+    public static <E extends Enum<E>> E exactEnumOf(Class<E> type, String name) {
+        for (E c : type.getEnumConstants()) {
+            if (c.name().equals(name)) {
+                return c;
+            }
+        }
+        return null;
+    }
 }

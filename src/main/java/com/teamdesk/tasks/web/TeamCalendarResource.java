@@ -1,6 +1,5 @@
 package com.teamdesk.tasks.web;
 
-import com.teamdesk.tasks.team.calendar.HolidayImport;
 import com.teamdesk.tasks.team.calendar.TeamCalendars;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -93,10 +92,9 @@ public class TeamCalendarResource {
             @Context HttpHeaders headers, InputStream body) {
         UUID team = team(teamId);
         Integer version = version(ifMatch);
-        java.time.ZoneId zone = calendars.zoneForImport(user.id(), team); // 403/404 before the body is read
         RequestInput.requireUtf8(headers.getMediaType());
         String ics = RequestInput.utf8(RequestInput.read(body, limits.maxBodyBytes()));
-        return answer(calendars.addHolidays(user.id(), team, HolidayImport.read(ics, zone), version));
+        return answer(calendars.addHolidays(user.id(), team, ics, version));
     }
 
     private static UUID team(String teamId) {

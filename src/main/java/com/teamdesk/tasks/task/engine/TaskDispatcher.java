@@ -35,8 +35,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * a run (R20). Rows are locked {@code FOR UPDATE SKIP LOCKED} inside the caller's transaction,
  * added to the queue as job {@code T-run} (R1; a duplicate add is a no-op, R2), then marked; a
  * failure rolls the transaction back and leaves the rows as they were. Safe on several instances at
- * once. Every method must run inside a transaction begun by
- * {@link com.teamdesk.tasks.platform.Transactions} ({@code MANDATORY}): one call, one batch, one commit.
+ * once. Every method marked {@code MANDATORY} must run inside a transaction begun by
+ * {@link com.teamdesk.tasks.platform.Transactions}: one call, one batch, one commit; {@link #dispatchReleased} opens its
+ * own, and the {@code add…Committed} ones run after their caller's commit.
  */
 @ApplicationScoped
 public class TaskDispatcher {

@@ -61,10 +61,6 @@ public final class BusinessCalendar {
 
     /** Days off, {@code first} to {@code last} inclusive (local dates of the team's zone). */
     public record Holiday(LocalDate first, LocalDate last, String name) {
-        /** @return true when {@code date} is one of its days */
-        public boolean contains(LocalDate date) {
-            return !date.isBefore(first) && !date.isAfter(last);
-        }
     }
 
     /**

@@ -1,6 +1,7 @@
 package com.teamdesk.tasks.team.calendar;
 
 import com.teamdesk.tasks.common.ClientText;
+import com.teamdesk.tasks.common.ClientValues;
 import com.teamdesk.tasks.common.ForbiddenException;
 import com.teamdesk.tasks.common.InvalidInputException;
 import com.teamdesk.tasks.common.Jsons;
@@ -31,7 +32,6 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -122,19 +122,8 @@ public class TeamCalendars {
     public Stored replace(UUID callerId, UUID teamId, JsonObject body, Integer ifMatch) {
         requireOwner(teamId, callerId);
         BusinessCalendar calendar = parse(body);
-        return write(callerId, teamId, calendar, ifMatch);
-    }
-
-    /**
-     * Before an import: the caller is an owner and the team has a calendar.
-     *
-     * @return the team's zone, in which the file's events with times are read
-     * @throws NotFoundException ({@code calendar.not_found}) the team has no calendar to add holidays to
-     * @throws ForbiddenException ({@code calendar.owner_only}) a caller who is not an owner
-     */
-    public ZoneId zoneForImport(UUID callerId, UUID teamId) {
-        requireOwner(teamId, callerId);
-        return find(teamId).map(s -> s.calendar().zone()).orElseThrow(TeamCalendars::noneToImportInto);
+        teamWrites.lockTeam(teamId); // R57: the clocks it moves are moved by ticket changes under this lock too
+        return write(callerId, teamId, calendar, ifMatch, find(teamId).map(Stored::calendar));
     }
 
     private static NotFoundException noneToImportInto() {
@@ -143,16 +132,20 @@ public class TeamCalendars {
     }
 
     /**
-     * Adds holidays to the team's calendar (the same day range and name once), as {@link HolidayImport} read them
-     * from an iCalendar file.
+     * Adds the holidays of an iCalendar file to the team's calendar (the same day range and name once), as
+     * {@link HolidayImport} reads them in the team's zone.
      *
+     * @param ics the file's text
      * @throws NotFoundException ({@code calendar.not_found}) the team has no calendar to add them to
+     * @throws ForbiddenException ({@code calendar.owner_only}) a caller who is not an owner, before the file is read
+     * @throws InvalidInputException ({@code calendar.ical_malformed}, {@code calendar.holiday_invalid})
      */
     @Transactional
-    public Stored addHolidays(UUID callerId, UUID teamId, List<Holiday> imported, Integer ifMatch) {
+    public Stored addHolidays(UUID callerId, UUID teamId, String ics, Integer ifMatch) {
         requireOwner(teamId, callerId);
         teamWrites.lockTeam(teamId); // the calendar read here is the one written over: no change comes between
         Stored now = find(teamId).orElseThrow(TeamCalendars::noneToImportInto);
+        List<Holiday> imported = HolidayImport.read(ics, now.calendar().zone());
         Set<Holiday> all = new LinkedHashSet<>(now.calendar().holidays());
         all.addAll(imported);
         if (all.size() > MAX_HOLIDAYS) {
@@ -161,12 +154,12 @@ public class TeamCalendars {
         }
         BusinessCalendar calendar = new BusinessCalendar(now.calendar().zone(), now.calendar().shifts(),
                 List.copyOf(all));
-        return write(callerId, teamId, calendar, ifMatch);
+        return write(callerId, teamId, calendar, ifMatch, Optional.of(now.calendar()));
     }
 
-    private Stored write(UUID callerId, UUID teamId, BusinessCalendar calendar, Integer ifMatch) {
-        teamWrites.lockTeam(teamId); // R57: the clocks it moves are moved by ticket changes under this lock too
-        Optional<BusinessCalendar> before = find(teamId).map(Stored::calendar);
+    /** The write, under the team lock the caller took before it read {@code before}, the calendar until now. */
+    private Stored write(UUID callerId, UUID teamId, BusinessCalendar calendar, Integer ifMatch,
+            Optional<BusinessCalendar> before) {
         if (before.isEmpty() && ifMatch != null) { // RFC 9110 13.1.1: If-Match never matches what does not exist
             throw new PreconditionFailedException("calendar.version_mismatch", "The team has no calendar yet; send no"
                     + " If-Match to set its first.");
@@ -272,12 +265,9 @@ public class TeamCalendars {
     }
 
     private static DayOfWeek day(String text, String where) {
-        try {
-            if (text.equals(text.toUpperCase(Locale.ROOT))) {
-                return DayOfWeek.valueOf(text);
-            }
-        } catch (IllegalArgumentException e) {
-            // refused below
+        DayOfWeek day = ClientValues.exactEnumOf(DayOfWeek.class, text);
+        if (day != null) {
+            return day;
         }
         throw new InvalidInputException("calendar.interval_invalid", where + ".day '" + ClientText.echo(text)
                 + "' is not one of MONDAY ... SUNDAY.");

@@ -1,6 +1,7 @@
 package com.teamdesk.tasks.team.sla;
 
 import com.teamdesk.tasks.common.ClientText;
+import com.teamdesk.tasks.common.ClientValues;
 import com.teamdesk.tasks.common.ForbiddenException;
 import com.teamdesk.tasks.common.InvalidInputException;
 import com.teamdesk.tasks.platform.Jdbc;
@@ -124,10 +125,9 @@ public class SlaPolicies {
     private static Priority priority(JsonValue v, String where) {
         if (v instanceof JsonString s) {
             String name = s.getString();
-            for (Priority p : Priority.values()) {
-                if (p.name().equals(name)) {
-                    return p;
-                }
+            Priority p = ClientValues.exactEnumOf(Priority.class, name);
+            if (p != null) {
+                return p;
             }
             throw invalid(where + ".priority '" + ClientText.echo(name) + "' is not one of " + List.of(Priority.values())
                     + ".");

@@ -5,7 +5,6 @@ import com.teamdesk.tasks.team.Priority;
 import com.teamdesk.tasks.team.TeamAccess;
 import com.teamdesk.tasks.team.TicketService;
 import com.teamdesk.tasks.team.calendar.BusinessCalendar;
-import com.teamdesk.tasks.team.calendar.TeamCalendars;
 import com.teamdesk.tasks.team.sla.SlaClock.Metric;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -13,7 +12,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -29,9 +27,6 @@ public class TicketSlas {
 
     @Inject
     SlaClocks clocks;
-
-    @Inject
-    TeamCalendars calendars;
 
     @Inject
     Clock clock;
@@ -104,9 +99,7 @@ public class TicketSlas {
     public View read(UUID callerId, UUID teamId, UUID ticketId) {
         tickets.get(callerId, teamId, ticketId); // who may see it (404 otherwise)
         Instant now = clock.instant();
-        var stored = calendars.find(teamId);
-        BusinessCalendar calendar = stored.map(TeamCalendars.Stored::calendar)
-                .orElseGet(() -> BusinessCalendar.allHours(ZoneOffset.UTC));
+        BusinessCalendar calendar = clocks.calendar(teamId);
         Map<Metric, SlaClock> byMetric = clocks.clocks(ticketId);
         List<ClockView> views = byMetric.values().stream().filter(c -> c.state() != SlaClock.State.CANCELLED).map(c -> new ClockView(c, c.usedAt(now, calendar),
                 c.leftAt(now, calendar), c.state() == SlaClock.State.RUNNING && c.due() != null && !c.due().isAfter(now)))
