@@ -83,6 +83,13 @@ public class JdbcTeamWrites {
                 rs -> Jdbc.uuid(rs, 1), teamId);
     }
 
+    /** @return the OWNER members of the team, by user id (read in the caller's transaction) */
+    public List<UUID> ownerIds(UUID teamId) {
+        return jdbc.query(Tables.MEMBERSHIP, "owner read",
+                "SELECT user_id FROM membership WHERE team_id = ? AND role = 'OWNER' ORDER BY user_id",
+                rs -> Jdbc.uuid(rs, 1), teamId);
+    }
+
     /**
      * Bumps a ticket's {@code version} by one and moves its {@code updatedAt}.
      *

@@ -128,7 +128,8 @@ public class ContractFilter implements OASFilter {
             "schedule.if_match_required", "schedule.if_match_invalid", "schedule.run_now", "timer.not_found",
             "timer.busy", "admin.retry_limit", "limits.invalid", "resource.not_found", "service.unavailable",
             "internal", "batch.not_found", "batch.invalid", "batch.finished", "task.after_invalid", "task.after_cycle",
-            "task.after_too_deep", "task.prerequisite_not_found", "task.prerequisite_ended", "task.completion_only");
+            "task.after_too_deep", "task.prerequisite_not_found", "task.prerequisite_ended", "task.completion_only",
+            "task.system_only");
 
     @Override
     public void filterOpenAPI(OpenAPI api) {

@@ -43,6 +43,21 @@ class SlaIT extends ApiCase {
         return SERVER.url();
     }
 
+    /** R59: escalations are started by the clocks only: no create path of a client takes the kind, nothing stored. */
+    @Test
+    void noClientCreatesAnEscalation() {
+        String owner = Tokens.of(t.owner());
+        for (String[] pathAndBody : List.of(new String[] {"teams/" + t.id() + "/tasks", "{\"kind\":\"SLA_ESCALATION\"}"},
+                new String[] {"teams/" + t.id() + "/schedules", "{\"name\":\"Escalate\",\"cron\":\"0 9 * * MON\","
+                        + "\"timeZone\":\"UTC\",\"task\":{\"kind\":\"SLA_ESCALATION\"}}"})) {
+            Reply r = api.post(pathAndBody[0], owner, pathAndBody[1]);
+            assertEquals(422, r.status(), pathAndBody[0] + " -> " + r);
+            assertEquals("task.system_only", r.problemCode().orElse(null), r.toString());
+        }
+        assertEquals(0, data.count("SELECT count(*) FROM background_task WHERE team_id = ?", t.id()));
+        assertEquals(0, data.count("SELECT count(*) FROM task_schedule WHERE team_id = ?", t.id()));
+    }
+
     @Test
     void ownersSetThePoliciesAndEveryMalformedPieceIsRefused() {
         String owner = Tokens.of(t.owner());

@@ -460,14 +460,26 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
     @Override
     @Transactional(TxType.MANDATORY)
     public boolean complete(Lease lease, String what, Instant now) {
+        return complete(lease, what, null, now);
+    }
+
+    /** {@link #complete(Lease, String, Instant)} that sets {@code result_summary} when {@code summary} is not null. */
+    @Override
+    @Transactional(TxType.MANDATORY)
+    public boolean complete(Lease lease, String what, String summary, Instant now) {
+        if (summary != null && summary.length() > 500) {
+            throw new IllegalArgumentException("a completion's summary has at most 500 characters");
+        }
         Fencing.checkDeadline(lease, what, now);
         // issue 52: the statement also says whether its end may release others (no second round trip): some task waits
         // for this run, or it may be the last child of its batch (the batch's count as committed before it, + 1; a
         // sibling ending at the same moment is not seen, and then the dispatch sweep hands the completion over)
         List<Boolean> row = jdbc.query(TABLE, what, "UPDATE background_task SET status = 'COMPLETED', progress = 100,"
-                + " execution_id = NULL, last_error = NULL, updated_at = ?" + LEASE + " RETURNING has_dependents OR"
+                + " execution_id = NULL, last_error = NULL, updated_at = ?"
+                + (summary == null ? "" : ", result_summary = ?") + LEASE + " RETURNING has_dependents OR"
                 + " coalesce((SELECT b.completed + b.failed + b.cancelled + 1 >= b.size FROM task_batch b"
-                + " WHERE b.id = batch_id), false)", rs -> rs.getBoolean(1), Fencing.withLease(lease, now));
+                + " WHERE b.id = batch_id), false)", rs -> rs.getBoolean(1), summary == null
+                        ? Fencing.withLease(lease, now) : Fencing.withLease(lease, now, summary));
         Fencing.checkLease(lease, what, row.size());
         return row.get(0);
     }
@@ -606,6 +618,41 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
             }
         });
         Fencing.checkLease(lease, what, count);
+    }
+
+    /**
+     * Issue 53 (R59): tasks a kind starts itself, each unique by its key ({@code background_task_once_key_idx}): ONE
+     * INSERT of all of them, WAITING and not dispatched, that skips the keys that exist (the dispatch sweep hands each
+     * to the queue when due, R18).
+     */
+    @Override
+    @Transactional(TxType.MANDATORY)
+    public int scheduleOnce(List<OnceTask> tasks, Instant now) {
+        if (tasks.isEmpty()) {
+            return 0;
+        }
+        int n = tasks.size();
+        Object[][] columns = new Object[8][n];
+        for (int k = 0; k < n; k++) {
+            OnceTask t = tasks.get(k);
+            columns[0][k] = UUID.randomUUID();
+            columns[1][k] = t.kind().name();
+            columns[2][k] = t.teamId();
+            columns[3][k] = t.ownerId();
+            columns[4][k] = t.scope().name();
+            columns[5][k] = t.params();
+            columns[6][k] = t.onceKey();
+            columns[7][k] = t.runAt().toString();
+        }
+        return jdbc.update(TABLE, "once insert", "INSERT INTO background_task (id, kind, team_id, owner_id, scope, filters,"
+                + " status, run, attempts, progress, run_at, created_at, updated_at, once_key) SELECT r.id, r.kind,"
+                + " r.team_id, r.owner_id, r.scope, r.params::jsonb, 'WAITING', 0, 0, 0, r.run_at::timestamptz, ?, ?,"
+                + " r.once_key FROM unnest(?::uuid[], ?::text[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[],"
+                + " ?::text[]) AS r(id, kind, team_id, owner_id, scope, params, once_key, run_at)"
+                + " ON CONFLICT (once_key) WHERE once_key IS NOT NULL DO NOTHING", now, now,
+                Jdbc.array("uuid", columns[0]), Jdbc.array("text", columns[1]), Jdbc.array("uuid", columns[2]),
+                Jdbc.array("uuid", columns[3]), Jdbc.array("text", columns[4]), Jdbc.array("text", columns[5]),
+                Jdbc.array("text", columns[6]), Jdbc.array("text", columns[7]));
     }
 
     /** A stored parameter's name as {@link #cancelWaiting} inlines it (so that an expression index matches). */

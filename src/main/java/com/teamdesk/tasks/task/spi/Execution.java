@@ -188,6 +188,19 @@ public final class Execution {
     }
 
     /**
+     * {@link #complete(String, Instant)} saying what the run did in the task's {@code resultSummary}
+     * ({@link ExecutionLedger#complete(Lease, String, String, Instant)}).
+     *
+     * @param summary at most 500 characters
+     */
+    public void complete(String what, String summary, Instant now) {
+        completed = true;
+        if (ledger.complete(lease, what, summary, now)) {
+            releasesOthers = true;
+        }
+    }
+
+    /**
      * Issue 52: whether this execution's run ended through {@link #complete}, and so whether {@link #releasesOthers}
      * knows if some task waits for it.
      */

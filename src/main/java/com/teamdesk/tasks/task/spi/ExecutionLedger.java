@@ -43,6 +43,14 @@ public interface ExecutionLedger {
     boolean complete(Lease lease, String what, Instant now);
 
     /**
+     * Issue 53: {@link #complete} that also says what the run did in the task's {@code resultSummary} (e.g. an
+     * escalation {@code superseded}), in the same statement.
+     *
+     * @param summary at most 500 characters, shown as the task's {@code resultSummary}
+     */
+    boolean complete(Lease lease, String what, String summary, Instant now);
+
+    /**
      * Completes the run under the lease with a stored result (R13): as {@link #complete}, and the result columns
      * ({@code result_execution_id} = this execution, size, SHA-256, summary, expiry), in ONE statement that also runs
      * {@code own}'s writes for the row it matched (none when the lease did not hold). Commits on its own when no JTA

@@ -32,4 +32,34 @@ public interface KindLedger {
      * @return how many results were cleared
      */
     int clearExpiredResults(Instant now, int limit, OwnWrites own);
+
+    /**
+     * Issue 53 (R59): creates tasks that a kind starts itself (no member asked), WAITING, run 0, not dispatched (the
+     * dispatch sweep hands each to the queue at its {@code runAt}, R18), in ONE statement of the caller's transaction
+     * ({@code MANDATORY}: they commit or roll back with the change that asked for them). Each names its identity in
+     * {@code onceKey}, unique across the ledger: a task whose key exists already is not created again, so a replayed
+     * change, two instances or a retried transaction make one task.
+     *
+     * @return how many tasks were created (those whose key was new)
+     */
+    int scheduleOnce(List<OnceTask> tasks, Instant now);
+
+    /**
+     * One task of {@link #scheduleOnce}.
+     *
+     * @param kind    the kind asking (its own)
+     * @param ownerId whom the task runs for (a member of {@code teamId})
+     * @param params  the kind's stored JSON ({@code TaskKindHandler#store})
+     * @param onceKey the task's identity, at most 200 characters, e.g. {@code sla:<ticket>:RESOLUTION:BREACH:3}
+     * @param runAt   not before this instant
+     */
+    record OnceTask(TaskKind kind, UUID teamId, UUID ownerId, TaskScope scope, String params, String onceKey,
+            Instant runAt) {
+        /** @throws IllegalArgumentException a key that is empty or longer than 200 characters */
+        public OnceTask {
+            if (onceKey == null || onceKey.isEmpty() || onceKey.length() > 200) {
+                throw new IllegalArgumentException("a once key has 1-200 characters");
+            }
+        }
+    }
 }

@@ -11,7 +11,8 @@ import java.time.Instant;
  *
  * <p>RUNNING counts from {@code runningSince}; its {@code due} and {@code warn} instants are where the business time
  * left (and left before the warning) runs out on the calendar, or null when that lies beyond the calendar's horizon or
- * the warning has passed already. PAUSED keeps the time used and has no instants. MET and BREACHED are final.
+ * the warning has passed already. PAUSED keeps the time used and has no instants. MET and BREACHED are final (a
+ * BREACHED clock keeps its {@code due} until it is settled late, for the breach board).
  *
  * @param target      the promise in business time
  * @param warnPercent the warning threshold, in percent of {@code target} (1-99)
@@ -132,13 +133,27 @@ public record SlaClock(Metric metric, State state, Duration target, int warnPerc
                 version).running(now, calendar);
     }
 
-    /** The breach's escalation ran at {@code now}: final. Only a RUNNING clock breaches. */
+    /**
+     * The breach's escalation ran: final, broken at {@code now} (its due instant). Its {@code due} is kept, for the
+     * breach board, until what it waited for happens late ({@link #settledLate}). Only a RUNNING clock breaches.
+     */
     public SlaClock breached(Instant now, BusinessCalendar calendar) {
         if (state != State.RUNNING) {
             return this;
         }
-        return new SlaClock(metric, State.BREACHED, target, warnPercent, usedAt(now, calendar), null, null, null, now,
+        return new SlaClock(metric, State.BREACHED, target, warnPercent, usedAt(now, calendar), null, due, null, now,
                 version + 1);
+    }
+
+    /**
+     * What a BREACHED promise waited for happened late (the first staff reply, the close): it leaves the breach board
+     * ({@code due} cleared); the breach stays on record ({@code endedAt}). Any other clock is unchanged.
+     */
+    public SlaClock settledLate() {
+        if (state != State.BREACHED || due == null) {
+            return this;
+        }
+        return new SlaClock(metric, state, target, warnPercent, used, null, null, null, endedAt, version + 1);
     }
 
     /** RUNNING from {@code now} with {@link #used} counted: its instants computed, its version moved by one. */

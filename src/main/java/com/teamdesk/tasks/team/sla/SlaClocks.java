@@ -11,6 +11,7 @@ import com.teamdesk.tasks.team.calendar.TeamCalendars;
 import com.teamdesk.tasks.team.sla.SlaClock.Metric;
 import com.teamdesk.tasks.team.sla.SlaClock.State;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
@@ -21,9 +22,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -55,9 +58,17 @@ public class SlaClocks {
     @Inject
     JdbcTeamWrites teamWrites;
 
+    @Inject
+    Event<SlaClockMoved> moved;
 
     /** R57: the clocks of a ticket follow its change (see the class). */
     public void onTicketChanged(@Observes TicketChanged e) {
+        List<SlaClockMoved.Moved> out = new ArrayList<>(2);
+        ticketChanged(e, out);
+        fire(e.teamId(), out);
+    }
+
+    private void ticketChanged(TicketChanged e, List<SlaClockMoved.Moved> out) {
         Map<Metric, SlaClock> now = e.created() ? Map.of() : clocks(e.ticketId());
         if (now.isEmpty() && !e.created() && !e.priorityMoved()) {
             return; // no promise to move (the ticket's priority has no policy)
@@ -70,7 +81,7 @@ public class SlaClocks {
         SlaPolicy policy = e.created() || e.priorityMoved() ? policies(e.teamId()).get(e.priority()) : null;
         if (e.priorityMoved() && policy == null) { // the promise is withdrawn; its versions are kept, never reused
             BusinessCalendar calendar = calendar(e.teamId());
-            now.values().forEach(c -> saveIfMoved(e.teamId(), e.ticketId(), c, c.cancel(e.at(), calendar), e.at()));
+            now.values().forEach(c -> saveIfMoved(e.teamId(), e.ticketId(), c, c.cancel(e.at(), calendar), e.at(), out));
             return;
         }
         if (policy == null && e.created()) {
@@ -104,29 +115,37 @@ public class SlaClocks {
                         case OPEN -> next.resume(e.at(), calendar);
                     };
                 }
+                if ((e.staffReplied() && m == Metric.FIRST_RESPONSE) || e.status() == TicketStatus.CLOSED) {
+                    next = next.settledLate(); // a breached promise kept late leaves the board
+                }
             }
-            saveIfMoved(e.teamId(), e.ticketId(), c, next, e.at());
+            saveIfMoved(e.teamId(), e.ticketId(), c, next, e.at(), out);
         }
     }
 
     /** R57: a calendar write computes every unfinished clock of the team again (time used so far on the old one). */
     public void onCalendarChanged(@Observes CalendarChanged e) {
         BusinessCalendar before = e.before().orElseGet(() -> BusinessCalendar.allHours(ZoneOffset.UTC));
+        List<SlaClockMoved.Moved> out = new ArrayList<>();
         for (TicketClock tc : unfinished(e.teamId())) {
             SlaClock c = tc.clock();
-            save(e.teamId(), tc.ticketId(), c.retarget(c.target(), c.warnPercent(), e.at(), before, e.after()), e.at());
+            save(e.teamId(), tc.ticketId(), c.retarget(c.target(), c.warnPercent(), e.at(), before, e.after()), e.at(),
+                    out);
         }
+        fire(e.teamId(), out);
     }
 
     /** R57: a policy write re-targets every unfinished clock of the team to its ticket's priority's new policy. */
     void policiesChanged(UUID teamId, Map<Priority, SlaPolicy> now, Instant at) {
         BusinessCalendar calendar = calendar(teamId);
+        List<SlaClockMoved.Moved> out = new ArrayList<>();
         for (TicketClock tc : unfinished(teamId)) {
             SlaPolicy p = now.get(tc.priority());
             SlaClock c = tc.clock();
             saveIfMoved(teamId, tc.ticketId(), c, p == null ? c.cancel(at, calendar)
-                    : c.retarget(p.target(c.metric()), p.warnPercent(), at, calendar, calendar), at);
+                    : c.retarget(p.target(c.metric()), p.warnPercent(), at, calendar, calendar), at, out);
         }
+        fire(teamId, out);
     }
 
     /** @return the team's policies by priority (R56) */
@@ -159,12 +178,15 @@ public class SlaClocks {
     record RunningClock(UUID ticketId, String title, Priority priority, UUID assigneeId, SlaClock clock) {
     }
 
-    /** @return the team's RUNNING clocks with a due instant, soonest first, at most {@code limit} (index scan) */
+    /**
+     * @return the team's RUNNING clocks with a due instant and its BREACHED ones not yet settled late, soonest due
+     *         first, at most {@code limit} (index scan)
+     */
     @Transactional(TxType.SUPPORTS)
     List<RunningClock> running(UUID teamId, int limit) {
         return jdbc.query(TABLE, "board read", "SELECT c.ticket_id, k.title, k.priority, k.assignee_id, " + prefixed("c.")
-                + " FROM ticket_sla_clock c JOIN ticket k ON k.id = c.ticket_id WHERE c.team_id = ? AND c.state ="
-                + " 'RUNNING' AND c.due_at IS NOT NULL ORDER BY c.due_at, c.ticket_id, c.metric LIMIT ?",
+                + " FROM ticket_sla_clock c JOIN ticket k ON k.id = c.ticket_id WHERE c.team_id = ? AND c.state IN"
+                + " ('RUNNING', 'BREACHED') AND c.due_at IS NOT NULL ORDER BY c.due_at, c.ticket_id, c.metric LIMIT ?",
                 rs -> new RunningClock(Jdbc.uuid(rs, 1), rs.getString(2), Priority.valueOf(rs.getString(3)),
                         Jdbc.uuid(rs, 4), clock(rs, 4)), teamId, limit);
     }
@@ -192,13 +214,60 @@ public class SlaClocks {
         return alias + COLUMNS.replace(", ", ", " + alias);
     }
 
-    private void saveIfMoved(UUID teamId, UUID ticketId, SlaClock before, SlaClock after, Instant at) {
+    private void saveIfMoved(UUID teamId, UUID ticketId, SlaClock before, SlaClock after, Instant at,
+            List<SlaClockMoved.Moved> out) {
         if (!after.equals(before)) {
-            save(teamId, ticketId, after, at);
+            save(teamId, ticketId, after, at, out);
         }
     }
 
-    private void save(UUID teamId, UUID ticketId, SlaClock c, Instant at) {
+    /** R59: tells the escalations of the clocks a change left RUNNING with an instant to escalate at. */
+    private void fire(UUID teamId, List<SlaClockMoved.Moved> out) {
+        if (!out.isEmpty()) {
+            moved.fire(new SlaClockMoved(teamId, List.copyOf(out)));
+        }
+    }
+
+    /**
+     * A clock of a ticket, locked for its escalation ({@link #lockForEscalation}).
+     *
+     * @param title      the ticket's title
+     * @param assigneeId the ticket's assignee, or null
+     * @param zone       the team's calendar's zone (UTC without a calendar), for messages
+     */
+    public record LockedClock(SlaClock clock, String title, UUID assigneeId, java.time.ZoneId zone) {
+    }
+
+    /**
+     * R59: reads one clock of a ticket of the team {@code FOR UPDATE}, with its ticket, for an escalation deciding
+     * whether its version is still current; the caller holds the team lock.
+     *
+     * @return the clock, or empty when the ticket has no such clock (or is not in the team)
+     */
+    public Optional<LockedClock> lockForEscalation(UUID teamId, UUID ticketId, Metric metric) {
+        return jdbc.queryOne(TABLE, "clock lock", "SELECT k.title, k.assignee_id, " + prefixed("c.") + " FROM"
+                + " ticket_sla_clock c JOIN ticket k ON k.id = c.ticket_id WHERE c.ticket_id = ? AND c.metric = ? AND"
+                + " c.team_id = ? FOR UPDATE OF c", rs -> new LockedClock(clock(rs, 2), rs.getString(1),
+                        Jdbc.uuid(rs, 2), null), ticketId, metric.name(), teamId)
+                .map(l -> new LockedClock(l.clock(), l.title(), l.assigneeId(), calendar(teamId).zone()));
+    }
+
+    /**
+     * R59: the breach's escalation breaks a RUNNING promise at its due instant (BREACHED, version moved), in the
+     * escalation's transaction; a clock not RUNNING is left as it is.
+     *
+     * @return the clock as it is now
+     */
+    public SlaClock breach(UUID teamId, UUID ticketId, SlaClock c, Instant at) {
+        SlaClock next = c.breached(c.due() != null ? c.due() : at, calendar(teamId));
+        saveIfMoved(teamId, ticketId, c, next, at, new ArrayList<>());
+        return next;
+    }
+
+    private void save(UUID teamId, UUID ticketId, SlaClock c, Instant at, List<SlaClockMoved.Moved> out) {
+        if (c.state() == State.RUNNING && (c.due() != null || c.warn() != null)) {
+            out.add(new SlaClockMoved.Moved(ticketId, c.metric(), c.version(), c.warn(), c.due()));
+        }
         jdbc.updateExpecting(1, TABLE, "clock write", "INSERT INTO ticket_sla_clock (ticket_id, team_id, " + COLUMNS
                 + ", updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (ticket_id, metric) DO UPDATE"
                 + " SET state = EXCLUDED.state, target_seconds = EXCLUDED.target_seconds, warn_percent ="

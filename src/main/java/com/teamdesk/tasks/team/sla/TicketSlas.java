@@ -55,7 +55,7 @@ public class TicketSlas {
     }
 
     /**
-     * One line of a team's breach board: a RUNNING promise of an open ticket.
+     * One line of a team's breach board: a RUNNING promise, or a BREACHED one not yet kept late.
      *
      * @param atRisk  past its warning instant (or its warning passed before it last started counting)
      * @param overdue past its due instant: its breach escalates
@@ -80,12 +80,23 @@ public class TicketSlas {
         BusinessCalendar calendar = clocks.calendar(teamId);
         List<BoardLine> lines = clocks.running(teamId, n).stream().map(r -> {
             SlaClock c = r.clock();
-            Duration left = c.leftAt(now, calendar);
+            Duration left = left(c, now, calendar);
             boolean overdue = c.due() != null && !c.due().isAfter(now);
             boolean atRisk = overdue || c.warn() == null || !c.warn().isAfter(now);
             return new BoardLine(r.ticketId(), r.title(), r.priority(), r.assigneeId(), c, left, atRisk, overdue);
         }).toList();
         return new Board(teamId, calendar.zone(), now, lines);
+    }
+
+    /**
+     * @return the business time left at {@code now}: negative past the due instant; for a BREACHED clock not yet
+     *         settled, minus the business time since it broke
+     */
+    private static Duration left(SlaClock c, Instant now, BusinessCalendar calendar) {
+        if (c.state() == SlaClock.State.BREACHED && c.due() != null) {
+            return c.target().minus(c.used()).minus(now.isAfter(c.due()) ? calendar.between(c.due(), now) : Duration.ZERO);
+        }
+        return c.leftAt(now, calendar);
     }
 
     /** A team's breach board at one instant. */
@@ -102,7 +113,7 @@ public class TicketSlas {
         BusinessCalendar calendar = clocks.calendar(teamId);
         Map<Metric, SlaClock> byMetric = clocks.clocks(ticketId);
         List<ClockView> views = byMetric.values().stream().filter(c -> c.state() != SlaClock.State.CANCELLED).map(c -> new ClockView(c, c.usedAt(now, calendar),
-                c.leftAt(now, calendar), c.state() == SlaClock.State.RUNNING && c.due() != null && !c.due().isAfter(now)))
+                left(c, now, calendar), c.state() == SlaClock.State.RUNNING && c.due() != null && !c.due().isAfter(now)))
                 .toList();
         return new View(ticketId, calendar.zone(), now, views);
     }

@@ -131,6 +131,29 @@ public class EngineFixtures {
         }
     }
 
+    /** @return every row of {@code sql}, each as its columns' values */
+    public java.util.List<Object[]> rows(String sql, Object... args) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < args.length; i++) {
+                ps.setObject(i + 1, args[i]);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                java.util.List<Object[]> out = new java.util.ArrayList<>();
+                int n = rs.getMetaData().getColumnCount();
+                while (rs.next()) {
+                    Object[] row = new Object[n];
+                    for (int k = 0; k < n; k++) {
+                        row[k] = rs.getObject(k + 1);
+                    }
+                    out.add(row);
+                }
+                return out;
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
+    }
+
     /** @return notifications written for a task (R14: one per recipient) */
     public long notifications(UUID taskId) {
         return count("SELECT count(*) FROM notification WHERE task_id = ?", taskId);

@@ -76,6 +76,15 @@ class SlaClockTest {
         SlaClock breached = c.breached(at(2027, 3, 1, 10, 0), WEEKDAYS);
         assertEquals(State.BREACHED, breached.state());
         assertSame(breached, breached.met(at(2027, 3, 1, 11, 0), WEEKDAYS));
+        assertEquals(c.due(), breached.due(), "kept for the breach board (R59)");
+        assertEquals(Duration.ofHours(1), breached.used());
+        SlaClock settled = breached.settledLate();
+        assertEquals(State.BREACHED, settled.state());
+        assertNull(settled.due(), "kept late: off the board");
+        assertEquals(breached.endedAt(), settled.endedAt(), "the breach stays on record");
+        assertEquals(breached.version() + 1, settled.version());
+        assertSame(settled, settled.settledLate());
+        assertSame(met, met.settledLate(), "only a breach is settled late");
     }
 
     /** Found in review: a promise withdrawn and made again goes on from its version; no version is used twice. */
