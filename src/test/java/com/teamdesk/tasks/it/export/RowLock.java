@@ -61,17 +61,26 @@ public final class RowLock implements AutoCloseable {
      */
     public static RowLock onRow(Callable<Connection> connections, String table, UUID id, String lockClause)
             throws Exception {
+        return onRows(connections, table, "id = ?", id, lockClause);
+    }
+
+    /**
+     * Locks every row of {@code table} where {@code condition} (one placeholder, bound to {@code arg}) holds, at once,
+     * with {@code lockClause}, e.g. a ticket's SLA clocks ({@code ticket_id = ?}); at least one row must match.
+     */
+    public static RowLock onRows(Callable<Connection> connections, String table, String condition, Object arg,
+            String lockClause) throws Exception {
         Connection c = connections.call();
         try {
             c.setAutoCommit(false);
             try (PreparedStatement ps = c.prepareStatement(
-                    "SELECT pg_backend_pid() FROM " + table + " WHERE id = ? " + lockClause)) {
-                ps.setObject(1, id);
+                    "SELECT pg_backend_pid() FROM " + table + " WHERE " + condition + " " + lockClause)) {
+                ps.setObject(1, arg);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {
-                        throw new IllegalStateException("no " + table + " row " + id + " to lock");
+                        throw new IllegalStateException("no " + table + " row where " + condition + " to lock");
                     }
-                    return new RowLock(c, connections, rs.getInt(1), table + " row " + id);
+                    return new RowLock(c, connections, rs.getInt(1), table + " rows where " + condition);
                 }
             }
         } catch (Exception e) {
