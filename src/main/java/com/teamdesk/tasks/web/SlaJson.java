@@ -103,22 +103,25 @@ public final class SlaJson {
         static BoardJson of(TicketSlas.Board b) {
             return new BoardJson(b.teamId(), b.zone().getId(), b.at(), b.lines().stream().map(l -> new BoardLineJson(
                     l.ticketId(), l.title(), l.priority().name(), l.assigneeId(), l.clock().metric().name(),
-                    ClockJson.minutes(l.left()), l.clock().due(), l.clock().due().atZone(b.zone()).toOffsetDateTime()
+                    l.clock().state().name(), ClockJson.minutes(l.left()), l.clock().due(), l.clock().due().atZone(b.zone()).toOffsetDateTime()
                             .toString(), l.clock().warn(), l.atRisk(), l.overdue(), l.clock().version())).toList());
         }
     }
 
     /**
-     * One running promise on the board.
+     * One promise on the board: RUNNING, or BREACHED and not yet kept late.
      *
+     * @param state   RUNNING or BREACHED
      * @param atRisk  past its warning
      * @param overdue past its due instant
      */
     @JsonbNillable
-    @JsonbPropertyOrder({"ticketId", "title", "priority", "assigneeId", "metric", "leftMinutes", "dueAt", "dueLocal",
-            "warnAt", "atRisk", "overdue", "version"})
+    @JsonbPropertyOrder({"ticketId", "title", "priority", "assigneeId", "metric", "state", "leftMinutes", "dueAt",
+            "dueLocal", "warnAt", "atRisk", "overdue", "version"})
     @Schema(name = "SlaBoardLine")
     public record BoardLineJson(UUID ticketId, String title, String priority, UUID assigneeId, String metric,
+            @Schema(enumeration = {"RUNNING", "BREACHED"}, description = "RUNNING: counting; BREACHED: its breach was"
+                    + " escalated and what it waited for has not happened yet (R59)") String state,
             long leftMinutes, Instant dueAt, String dueLocal, Instant warnAt, boolean atRisk, boolean overdue,
             int version) {
     }

@@ -17,10 +17,12 @@ import com.teamdesk.tasks.team.calendar.TeamCalendars;
 import com.teamdesk.tasks.team.sla.SlaClock;
 import com.teamdesk.tasks.team.sla.SlaPolicies;
 import com.teamdesk.tasks.team.sla.TicketSlas;
+import com.teamdesk.tasks.it.support.Api;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.io.StringReader;
+import java.net.URL;
 import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Duration;
@@ -32,6 +34,7 @@ import java.util.Map;
 import java.util.UUID;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -72,6 +75,9 @@ class SlaEscalationIT extends EngineCase {
     Queue queue;
     @Inject
     Clock clock;
+
+    @ArquillianResource
+    URL url;
 
     private EngineFixtures.TestTeam team;
 
@@ -134,6 +140,18 @@ class SlaEscalationIT extends EngineCase {
         assertEquals(0L, fx.count("SELECT count(*) FROM notification n JOIN background_task t ON t.id = n.task_id"
                 + " WHERE t.kind = 'SLA_ESCALATION' AND t.filters->>'ticketId' = ? AND t.id <> ?", ticket.toString(),
                 warning), "no other escalation of the ticket notified anyone");
+        // R59's counters, as Prometheus reads them
+        String metrics = Api.at(url).getRoot("metrics").body();
+        assertEquals(1.0, escalations(metrics, "warning", "sent"), metrics);
+        assertEquals(1.0, escalations(metrics, "warning", "superseded"), metrics);
+    }
+
+    /** @return the value of this test's team's {@code teamdesk_sla_escalations_total} series, or -1 without one */
+    private double escalations(String metrics, String threshold, String outcome) {
+        return metrics.lines().filter(l -> l.startsWith("teamdesk_sla_escalations_total{")
+                && l.contains("team=\"" + team.id() + "\"") && l.contains("threshold=\"" + threshold + "\"")
+                && l.contains("outcome=\"" + outcome + "\"")).mapToDouble(l -> Double.parseDouble(
+                        l.substring(l.lastIndexOf(' ') + 1))).findFirst().orElse(-1);
     }
 
     /**
