@@ -44,16 +44,23 @@ function headers(extra) {
 }
 
 /** fetch a JSON answer; throws ApiError on a non-2xx answer. */
-export async function api(path, { method = 'GET', body, headers: extra } = {}) {
+export async function api(path, options) {
+  return (await apiWithTag(path, options)).body;
+}
+
+/**
+ * fetch a JSON answer with its ETag: {body, etag} (etag null when the answer has none). A body is sent as JSON,
+ * or as it is with {@code contentType} (e.g. an iCalendar file as text/calendar). Throws ApiError on a non-2xx answer.
+ */
+export async function apiWithTag(path, { method = 'GET', body, headers: extra, contentType } = {}) {
   const init = { method, headers: headers(extra), cache: 'no-store' };
   if (body !== undefined) {
-    init.body = JSON.stringify(body);
-    init.headers['Content-Type'] = 'application/json';
+    init.body = contentType ? body : JSON.stringify(body);
+    init.headers['Content-Type'] = contentType || 'application/json';
   }
   const res = await fetch(path, init);
   if (!res.ok) throw new ApiError(res.status, await problemOf(res));
-  if (res.status === 204) return null;
-  return res.json();
+  return { body: res.status === 204 ? null : await res.json(), etag: res.headers.get('ETag') };
 }
 
 /** Downloads a file answer: fetch with the bearer header, then save the Blob under its server-given name. */

@@ -93,6 +93,23 @@ export function table(caption, head, rows, cls) {
     h('tbody', rows)));
 }
 
+/**
+ * A table that stacks on a phone instead of scrolling sideways: each row becomes a block and each cell is led by its
+ * column's name (data-label, shown by style.css). The explicit roles keep it a table for assistive technology when
+ * the style makes its parts blocks. A column's name is a string, or [name, shorter name for a phone's cells]. Rows
+ * are {attrs, cells}: the row's attributes and one child per column.
+ */
+export function stackTable(caption, head, rows, cls) {
+  const full = head.map(c => (Array.isArray(c) ? c[0] : c));
+  const short = head.map(c => (Array.isArray(c) ? c[1] : c));
+  return h('table.stack' + (cls ? '.' + cls : ''), { role: 'table' },
+    h('caption.sr-only', caption),
+    h('thead', { role: 'rowgroup' }, h('tr', { role: 'row' },
+      full.map(c => h('th', { scope: 'col', role: 'columnheader' }, c)))),
+    h('tbody', { role: 'rowgroup' }, rows.map(r => h('tr', { role: 'row', ...r.attrs },
+      r.cells.map((c, i) => h('td', { role: 'cell', 'data-label': short[i] }, c))))));
+}
+
 /** A labelled form field: h('label') + control, wrapped. */
 export function field(label, control, hint) {
   const id = control.id;
