@@ -1,9 +1,11 @@
 // The member view: my teams, a team's tickets with the API's filters, "Export these tickets",
-// reminders, the team's tasks with live progress (the team's event stream), and its schedules (issue 31).
+// reminders, the team's tasks with live progress (the team's event stream), and its schedules (issue 31); a ticket's
+// SLA, the breach board and the team's calendar (issue 53).
 import { api, download, kinds, openStream } from './api.js';
 import { h, fill, time, empty, failed, table, field, say, describe, isoLocal, ZONE } from './ui.js';
 import * as schedules from './schedules.js';
 import * as batches from './batches.js';
+import * as sla from './sla.js';
 import { renderTimeline } from './timeline.js';
 
 const STATUS_WORDS = {
@@ -81,7 +83,9 @@ function selectTeam(m) {
       h('div#bulk-box'),
       h('div#batch-progress', { 'aria-live': 'polite' }),
       h('div#tickets', { 'aria-live': 'polite' }),
-      h('div#remind-box')),
+      h('div#remind-box'),
+      h('div#sla-box')),
+    customer ? null : sla.boardCard(m),
     h('section.card', { 'aria-labelledby': 'export-title' },
       h('h3#export-title', 'Export these tickets'),
       exportForm(customer)),
@@ -90,7 +94,8 @@ function selectTeam(m) {
       h('div#kind-forms'),
       h('p.hint#stream-state', 'Live updates: connecting…'),
       h('div#tasks')),
-    schedules.card(m, { filters, onTask: t => upsert(t, true) }));
+    schedules.card(m, { filters, onTask: t => upsert(t, true) }),
+    customer ? null : sla.calendarCard(m));
   loadTickets(false);
   startTasks();
   kinds().then(k => {
@@ -180,8 +185,8 @@ async function loadTickets(more) {
       h('td.title', t.title), h('td', t.status), h('td', t.priority),
       h('td.mono', t.assigneeId === me.id ? 'me' : (t.assigneeId ? t.assigneeId.slice(0, 8) : '—')),
       h('td', time(t.createdAt)),
-      h('td', h('button.ticket-remind', { type: 'button', 'aria-label': 'Remind about ' + t.title,
-        onclick: () => openRemind(t) }, 'Remind'))));
+      h('td.row-actions', h('button.ticket-remind', { type: 'button', 'aria-label': 'Remind about ' + t.title,
+        onclick: () => openRemind(t) }, 'Remind'), ' ', sla.ticketButton(team, t))));
     if (more) {
       box.querySelector('tbody').append(...rows);
     } else if (!rows.length) {
