@@ -327,6 +327,9 @@ public class ContractFilter implements OASFilter {
                 .description("A task's create body: the fields of its kind (GET /api/v1/kinds lists the kinds)");
         for (TaskKind kind : new TreeSet<>(kinds.kinds())) {
             TaskKindHandler<?> h = kinds.handler(kind);
+            if (h.systemOnly()) {
+                continue; // R59: no client asks for it
+            }
             String name = bodyName(kind);
             List<String> required = new ArrayList<>(List.of("kind"));
             Schema body = OASFactory.createSchema().type(Schema.SchemaType.OBJECT).description(h.info().label())

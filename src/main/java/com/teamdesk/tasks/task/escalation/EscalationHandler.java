@@ -67,6 +67,11 @@ public class EscalationHandler implements TaskKindHandler<EscalationParams> {
         return List.of();
     }
 
+    @Override
+    public boolean systemOnly() {
+        return true;
+    }
+
     /** @throws UnprocessableException ({@code task.system_only}) always: only the SLA clocks start escalations */
     @Override
     public Accepted<EscalationParams> accept(NewTaskRequest request, Caller caller) {

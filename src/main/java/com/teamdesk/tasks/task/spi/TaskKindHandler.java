@@ -136,6 +136,14 @@ public interface TaskKindHandler<P> {
         return false;
     }
 
+    /**
+     * Issue 53 (R59): true for a kind the server starts itself and no client may ask for (its {@link #accept} refuses
+     * every request); the API's create-body schema does not offer it.
+     */
+    default boolean systemOnly() {
+        return false;
+    }
+
     /** @return true when a COMPLETED task of this kind offers a file at {@code /tasks/{id}/result} */
     default boolean offersFile() {
         return false;
