@@ -27,6 +27,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -87,6 +88,9 @@ class ConsoleIT {
     private static ServerProcess server;
     private static TestTeam team;
     private static String tag;
+    /** Issue 53's team: its SLA policies, calendar and tickets, apart from {@link #team}'s counted tickets. */
+    private static TestTeam slaTeam;
+    private static String slaTag;
     private static Path downloads;
     private static ChromeDriver driver;
 
@@ -96,6 +100,8 @@ class ConsoleIT {
         team = data.newTeam();
         tag = team.id().toString().substring(0, 8);
         tickets();
+        slaTeam = data.newTeam();
+        slaTag = slaTeam.id().toString().substring(0, 8);
         String key = System.getenv("TEAMDESK_JWT_PRIVATE_KEY");
         assertNotNull(key, "TEAMDESK_JWT_PRIVATE_KEY (the dev private key) must be set: run ./teamdesk test");
         Map<String, String> env = new HashMap<>();
@@ -596,6 +602,198 @@ class ConsoleIT {
         }
     }
 
+    // ---- issue 53: a ticket's SLA, the breach board, the calendar ------------------------------
+
+    /** URGENT: a first response within 1 business minute, warned at once (1 % of a minute is 0 s); NORMAL: far off. */
+    private static final String SLA_POLICIES = "{\"policies\":["
+            + "{\"priority\":\"URGENT\",\"firstResponseMinutes\":1,\"resolutionMinutes\":525600,\"warnPercent\":1},"
+            + "{\"priority\":\"NORMAL\",\"firstResponseMinutes\":6000,\"resolutionMinutes\":60000,\"warnPercent\":90}]}";
+
+    /** Monday to Friday, 09:00-18:00 in Shanghai, and the 2027 Spring Festival. */
+    private static final String SHANGHAI_WEEK = "{\"zone\":\"Asia/Shanghai\",\"shifts\":["
+            + Stream.of("MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY")
+                    .map(d -> "{\"day\":\"" + d + "\",\"start\":\"09:00\",\"end\":\"18:00\"}")
+                    .collect(Collectors.joining(","))
+            + "],\"holidays\":[{\"first\":\"2027-02-06\",\"last\":\"2027-02-12\",\"name\":\"Spring Festival\"}]}";
+
+    /**
+     * Issue 53: the breach board. A ticket whose first response was promised within one business minute is at risk
+     * from its creation (its warning at 1 % has passed): the owner's board lists it, soonest due first; a ticket on
+     * track shows only with "Also those on track".
+     */
+    @Test
+    void theBreachBoardListsAnAtRiskTicketSoonestDueFirst() throws Exception {
+        send("PUT", "api/v1/teams/" + slaTeam.id() + "/sla-policies", slaTeam.owner(), SLA_POLICIES, null, 200);
+        String calm = newTicket(slaTeam.staff(), "Printer jam", "NORMAL");
+        String urgent = newTicket(slaTeam.staff(), "Server room flooding 🌊", "URGENT");
+        signIn("owner-" + slaTag);
+        By urgentLine = By.cssSelector("#sla-board tr[data-ticket='" + urgent + "'][data-metric='FIRST_RESPONSE']");
+        within(WAIT).until(ExpectedConditions.presenceOfElementLocated(urgentLine));
+        assertTrue(Set.of("at-risk", "overdue").contains(driver.findElement(urgentLine).getAttribute("data-risk")),
+                driver.findElement(urgentLine).getAttribute("data-risk"));
+        assertTrue(driver.findElement(urgentLine).getText().contains("Server room flooding 🌊"));
+        assertTrue(driver.findElements(By.cssSelector("#sla-board tr[data-ticket='" + calm + "']")).isEmpty(),
+                "on track: not on the board by default");
+        assertSoonestFirst();
+        assertTrue(driver.findElement(By.id("sla-board-counts")).getText().matches("\\d+ overdue · \\d+ at risk · .*"));
+        shot("sla-board", "sla-board-title");
+        assertFitsPhone("sla-board-card");
+
+        click(By.id("sla-board-all"));
+        By calmLine = By.cssSelector("#sla-board tr[data-ticket='" + calm + "'][data-metric='FIRST_RESPONSE']");
+        within(WAIT).until(ExpectedConditions.attributeToBe(calmLine, "data-risk", "on-track"));
+        assertSoonestFirst();
+    }
+
+    /** The board's rows are in the order of their due instants (each row's {@code <time datetime>}). */
+    private static void assertSoonestFirst() {
+        List<String> due = driver.findElements(By.cssSelector("#sla-board tbody tr time")).stream()
+                .map(e -> e.getAttribute("datetime")).toList();
+        assertFalse(due.isEmpty());
+        List<Instant> instants = due.stream().map(Instant::parse).toList();
+        assertEquals(instants.stream().sorted().toList(), instants, "soonest due first: " + due);
+    }
+
+    /**
+     * Issue 53: a ticket's SLA panel, opened from the ticket list. Answered by staff and then PENDING, its first
+     * response is MET and its resolution PAUSED; a new ticket's promises are both RUNNING, due where the API says, in
+     * the team's zone.
+     */
+    @Test
+    void theTicketSlaPanelShowsEachPromisesState() throws Exception {
+        send("PUT", "api/v1/teams/" + slaTeam.id() + "/calendar", slaTeam.owner(), SHANGHAI_WEEK, null, 200);
+        send("PUT", "api/v1/teams/" + slaTeam.id() + "/sla-policies", slaTeam.owner(), SLA_POLICIES, null, 200);
+        String answered = newTicket(slaTeam.staff(), "Refund not received", "URGENT");
+        String tickets = "api/v1/teams/" + slaTeam.id() + "/tickets/";
+        send("POST", tickets + answered + "/replies", slaTeam.staff(), "{\"body\":\"Looking into it\"}", null, 201);
+        int version = getJson(tickets + answered, slaTeam.staff()).getInt("version");
+        send("PATCH", tickets + answered, slaTeam.staff(), "{\"status\":\"PENDING\"}", "\"" + version + "\"", 200);
+        String fresh = newTicket(slaTeam.staff(), "VPN drops every hour", "NORMAL");
+
+        signIn("staff-" + slaTag);
+        click(By.cssSelector("#tickets tr[data-ticket='" + answered + "'] .ticket-sla"));
+        By first = By.cssSelector("#ticket-sla[data-ticket='" + answered + "'] tr[data-metric='FIRST_RESPONSE']");
+        By resolution = By.cssSelector("#ticket-sla[data-ticket='" + answered + "'] tr[data-metric='RESOLUTION']");
+        within(WAIT).until(ExpectedConditions.attributeToBe(first, "data-state", "MET"));
+        assertEquals("PAUSED", driver.findElement(resolution).getAttribute("data-state"));
+        assertTrue(driver.findElement(first).getText().contains("Met"), driver.findElement(first).getText());
+        assertTrue(driver.findElement(resolution).getText().contains("Paused"), driver.findElement(resolution).getText());
+        assertEquals("Due (Asia/Shanghai)", driver.findElement(By.cssSelector("#ticket-sla th:nth-child(4)"))
+                .getAttribute("textContent"), "the due column names the team's zone");
+        shot("ticket-sla", "ticket-sla");
+        assertFitsPhone("ticket-sla");
+
+        click(By.cssSelector("#tickets tr[data-ticket='" + fresh + "'] .ticket-sla"));
+        By running = By.cssSelector("#ticket-sla[data-ticket='" + fresh + "'] tr[data-metric='RESOLUTION']");
+        within(WAIT).until(ExpectedConditions.attributeToBe(running, "data-state", "RUNNING"));
+        JsonObject clock = getJson(tickets + fresh + "/sla", slaTeam.staff()).getJsonArray("clocks")
+                .getValuesAs(JsonObject.class).stream().filter(c -> c.getString("metric").equals("RESOLUTION"))
+                .findFirst().orElseThrow();
+        String dueLocal = clock.getString("dueLocal"); // e.g. 2027-01-04T10:00+08:00
+        assertTrue(dueLocal.endsWith("+08:00"), dueLocal);
+        String shown = driver.findElement(running).getText();
+        assertTrue(shown.contains(dueLocal.substring(0, 10) + " " + dueLocal.substring(11, 16) + " (UTC+08:00)"),
+                "due in the team's zone as the API says (" + dueLocal + "): " + shown);
+        assertEquals(clock.getString("dueAt"), driver.findElement(By.cssSelector(
+                "#ticket-sla[data-ticket='" + fresh + "'] tr[data-metric='RESOLUTION'] time")).getAttribute("datetime"));
+    }
+
+    /**
+     * Issue 53: the owner edits the calendar. A shift ending where it starts is refused with its problem code shown
+     * by the form; a changed shift saves with If-Match, and the new version shows; holidays come from an uploaded
+     * iCalendar file, at the next version.
+     */
+    @Test
+    void theOwnerSavesACalendarEditAndTheNewVersionShows() throws Exception {
+        String path = "api/v1/teams/" + slaTeam.id() + "/calendar";
+        int version = send("PUT", path, slaTeam.owner(), SHANGHAI_WEEK, null, 200).getInt("version");
+        signIn("owner-" + slaTag);
+        click(By.id("calendar-summary"));
+        within(WAIT).until(ExpectedConditions.attributeToBe(By.id("calendar-card"), "data-version", "" + version));
+        assertEquals("Asia/Shanghai", driver.findElement(By.id("cal-zone")).getAttribute("value"));
+
+        js("const r = [...document.querySelectorAll('#cal-shifts .cal-shift')]"
+                + ".find(x => x.querySelector('select').value === 'MONDAY'); r.querySelector('.cal-end').value = '09:00';");
+        click(By.id("cal-save"));
+        within(WAIT).until(ExpectedConditions.textToBePresentInElementLocated(By.id("calendar-error"),
+                "(400, calendar.interval_invalid)"));
+        assertEquals("" + version, driver.findElement(By.id("calendar-card")).getAttribute("data-version"));
+        List<String> refusals = browserErrors(); // the browser logs the refused PUT; it is the only error allowed
+        assertTrue(refusals.size() == 1 && refusals.get(0).contains("/calendar - Failed to load resource: the server"
+                + " responded with a status of 400"), refusals.toString());
+
+        js("const r = [...document.querySelectorAll('#cal-shifts .cal-shift')]"
+                + ".find(x => x.querySelector('select').value === 'MONDAY'); r.querySelector('.cal-end').value = '17:30';");
+        click(By.id("cal-save"));
+        within(WAIT).until(ExpectedConditions.attributeToBe(By.id("calendar-card"), "data-version", "" + (version + 1)));
+        assertTrue(driver.findElement(By.id("calendar-version")).getText().startsWith("Version " + (version + 1) + " · "),
+                driver.findElement(By.id("calendar-version")).getText());
+        JsonObject stored = getJson(path, slaTeam.staff());
+        assertEquals(version + 1, stored.getInt("version"));
+        JsonObject monday = stored.getJsonArray("shifts").getValuesAs(JsonObject.class).stream()
+                .filter(x -> x.getString("day").equals("MONDAY")).findFirst().orElseThrow();
+        assertEquals("17:30", monday.getString("end"));
+        assertEquals(4 * 9 * 60 + 8 * 60 + 30, stored.getInt("weeklyMinutes"));
+        assertEquals(1, stored.getJsonArray("holidays").size(), "the holiday kept");
+
+        Path ics = downloads.resolve("holidays-" + slaTag + ".ics");
+        Files.writeString(ics, "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//TeamDesk//ConsoleIT//EN\r\n"
+                + "BEGIN:VEVENT\r\nUID:dragon-boat-" + slaTag + "\r\nDTSTAMP:20270101T000000Z\r\n"
+                + "DTSTART;VALUE=DATE:20270609\r\nDTEND;VALUE=DATE:20270612\r\nSUMMARY:Dragon Boat Festival\r\n"
+                + "END:VEVENT\r\nEND:VCALENDAR\r\n", StandardCharsets.UTF_8);
+        driver.findElement(By.id("cal-ics")).sendKeys(ics.toAbsolutePath().toString());
+        click(By.id("cal-import"));
+        within(WAIT).until(ExpectedConditions.attributeToBe(By.id("calendar-card"), "data-version", "" + (version + 2)));
+        List<String> names = driver.findElements(By.cssSelector("#cal-holidays .cal-name")).stream()
+                .map(e -> e.getAttribute("value")).toList();
+        assertTrue(names.contains("Dragon Boat Festival") && names.contains("Spring Festival"), names.toString());
+        shot("calendar-editor", "calendar-title");
+        assertFitsPhone("calendar-card");
+    }
+
+    /** Issue 53: staff read the calendar but get no editor: no field, no save. */
+    @Test
+    void aStaffMemberSeesTheCalendarReadOnly() throws Exception {
+        send("PUT", "api/v1/teams/" + slaTeam.id() + "/calendar", slaTeam.owner(), SHANGHAI_WEEK, null, 200);
+        signIn("staff-" + slaTag);
+        assertEquals("Show the calendar", driver.findElement(By.id("calendar-summary")).getText());
+        click(By.id("calendar-summary"));
+        within(WAIT).until(ExpectedConditions.presenceOfElementLocated(By.id("calendar-readonly")));
+        assertTrue(driver.findElements(By.cssSelector("#calendar-card input, #calendar-card select,"
+                + " #calendar-card textarea, #calendar-card button")).isEmpty(), "nothing to change");
+        assertEquals("Asia/Shanghai", driver.findElement(By.id("calendar-zone")).getText());
+        assertEquals(5, driver.findElements(By.cssSelector("#calendar-card .cal-shifts-read tbody tr")).size());
+        assertTrue(driver.findElement(By.id("calendar-card")).getText().contains("Spring Festival"));
+        shot("calendar-readonly", "calendar-title");
+        assertFitsPhone("calendar-card");
+    }
+
+    /** @return the id of a new ticket of the SLA team, created through the API by {@code user} */
+    private static String newTicket(UUID user, String title, String priority) throws Exception {
+        return send("POST", "api/v1/teams/" + slaTeam.id() + "/tickets", user,
+                "{\"title\":\"" + title + "\",\"priority\":\"" + priority + "\"}", null, 201).getString("id");
+    }
+
+    /**
+     * At a 390 px viewport, nothing of the element {@code id} reaches past the viewport's sides and the page does not
+     * scroll sideways.
+     */
+    private static void assertFitsPhone(String id) {
+        driver.manage().window().setSize(new Dimension(390, 844));
+        within(WAIT).until(d -> ((Long) js("return window.innerWidth;")).intValue() == 390);
+        Object outside = js("const w = document.documentElement.clientWidth;"
+                + "const el = document.getElementById(arguments[0]);"
+                + "const out = [el, ...el.querySelectorAll('*')].filter(e => {"
+                + "  if (e.closest('thead, .sr-only')) return false;" // clipped to a pixel: read by screen readers only
+                + "  const r = e.getBoundingClientRect();"
+                + "  return r.width > 1 && (r.right > w + 0.5 || r.left < -0.5); })"
+                + "  .map(e => e.tagName + (e.id ? '#' + e.id : '') + '.' + e.className);"
+                + "if (document.documentElement.scrollWidth > w) out.push('the page: ' + document.documentElement.scrollWidth);"
+                + "return out.join(', ');", id);
+        driver.manage().window().setSize(new Dimension(1280, 800));
+        assertEquals("", outside, "sideways at 390 px");
+    }
+
     // ---- helpers ------------------------------------------------------------------------------
 
     /** Replaces the text of an input (its default value included). */
@@ -645,8 +843,8 @@ class ConsoleIT {
         return w;
     }
 
-    private static Object js(String script) {
-        return ((JavascriptExecutor) driver).executeScript(script);
+    private static Object js(String script, Object... args) {
+        return ((JavascriptExecutor) driver).executeScript(script, args);
     }
 
     /**
@@ -708,6 +906,26 @@ class ConsoleIT {
                 .POST(HttpRequest.BodyPublishers.ofString(body)).timeout(Duration.ofSeconds(30)).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(201, r.statusCode(), r.body());
+        try (JsonReader reader = Json.createReader(new StringReader(r.body()))) {
+            return reader.readObject();
+        }
+    }
+
+    /**
+     * Sends {@code body} as JSON with {@code method} as {@code user} (If-Match when given); asserts the status.
+     *
+     * @return the answer's body
+     */
+    private static JsonObject send(String method, String path, UUID user, String body, String ifMatch, int status)
+            throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(server.root().resolve(path))
+                .header("Authorization", "Bearer " + Tokens.of(user)).header("Content-Type", "application/json")
+                .method(method, HttpRequest.BodyPublishers.ofString(body)).timeout(Duration.ofSeconds(30));
+        if (ifMatch != null) {
+            b.header("If-Match", ifMatch);
+        }
+        HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(status, r.statusCode(), method + " " + path + ": " + r.body());
         try (JsonReader reader = Json.createReader(new StringReader(r.body()))) {
             return reader.readObject();
         }
