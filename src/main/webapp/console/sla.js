@@ -126,8 +126,8 @@ let boardReads = 0; // board reads started; only the latest one's answer is show
 export function boardCard(m) {
   const el = h('section.card#sla-board-card', { 'aria-labelledby': 'sla-board-title' },
     h('h3#sla-board-title', 'SLA breach board'),
-    h('p.hint', 'The team\'s running promises that are overdue or past their warning, soonest due first. Met and'
-      + ' paused ones are not on it.'),
+    h('p.hint', 'The team\'s promises that are breached, overdue or past their warning, soonest due first. Met and'
+      + ' paused ones are not on it; a breach leaves it once it is answered or closed.'),
     h('div.actions.board-controls',
       h('label.check', h('input#sla-board-all', { type: 'checkbox', onchange: () => loadBoard(m) }),
         ' Also those on track'),
@@ -138,10 +138,11 @@ export function boardCard(m) {
 }
 
 function risk(line) {
-  return line.overdue ? 'overdue' : line.atRisk ? 'at-risk' : 'on-track';
+  return line.state === 'BREACHED' ? 'breached' : line.overdue ? 'overdue' : line.atRisk ? 'at-risk' : 'on-track';
 }
 
-const RISK_WORDS = { overdue: 'Overdue', 'at-risk': 'At risk', 'on-track': 'On track' };
+// BREACHED: the breach was escalated (R59) and what the promise waited for has not happened yet
+const RISK_WORDS = { breached: 'Breached', overdue: 'Overdue', 'at-risk': 'At risk', 'on-track': 'On track' };
 
 async function loadBoard(m) {
   const mine = ++boardReads;
@@ -150,10 +151,11 @@ async function loadBoard(m) {
     const box = document.getElementById('sla-board');
     if (!box || mine !== boardReads) return; // another team, or a newer read
     const all = document.getElementById('sla-board-all').checked;
-    const counts = { overdue: 0, 'at-risk': 0, 'on-track': 0 };
+    const counts = { breached: 0, overdue: 0, 'at-risk': 0, 'on-track': 0 };
     for (const l of board.items) counts[risk(l)]++;
     const lines = board.items.filter(l => all || risk(l) !== 'on-track');
-    const summary = h('p.meta#sla-board-counts', `${counts.overdue} overdue · ${counts['at-risk']} at risk · `
+    const summary = h('p.meta#sla-board-counts', `${counts.breached} breached · ${counts.overdue} overdue · `
+      + `${counts['at-risk']} at risk · `
       + `${counts['on-track']} on track`, board.items.length === BOARD_LIMIT ? ` (the ${BOARD_LIMIT} soonest due)` : '',
     ` · times in ${board.zone}, the team's zone · as of `, time(board.at));
     if (!lines.length) {

@@ -91,7 +91,7 @@ public final class HolidayImport {
         if (event.getProperty(Property.RRULE).isPresent() || event.getProperty(Property.RDATE).isPresent()) {
             throw malformed(where + " repeats (RRULE or RDATE); list each holiday's days instead.");
         }
-        Optional<DtStart<Temporal>> start = event.getStartDate();
+        Optional<DtStart<Temporal>> start = event.getProperty(Property.DTSTART);
         if (start.isEmpty() || start.get().getDate() == null) {
             throw malformed(where + " has no DTSTART.");
         }

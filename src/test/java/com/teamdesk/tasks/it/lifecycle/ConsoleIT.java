@@ -635,7 +635,8 @@ class ConsoleIT {
         assertTrue(driver.findElements(By.cssSelector("#sla-board tr[data-ticket='" + calm + "']")).isEmpty(),
                 "on track: not on the board by default");
         assertSoonestFirst();
-        assertTrue(driver.findElement(By.id("sla-board-counts")).getText().matches("\\d+ overdue · \\d+ at risk · .*"));
+        assertTrue(driver.findElement(By.id("sla-board-counts")).getText()
+                .matches("\\d+ breached · \\d+ overdue · \\d+ at risk · .*"));
         shot("sla-board", "sla-board-title");
         assertFitsPhone("sla-board-card");
 
