@@ -101,15 +101,25 @@ public class JdbcTeamWrites {
     }
 
     /**
-     * Adds a notification, at most one per (task, recipient): a replay adds nothing.
+     * Adds a notification, at most one per (task, recipient): a replay adds nothing. Issue 54 (R60): in the same
+     * statement, its email in the outbox — PENDING when the recipient has an address and has not turned email off for
+     * the task's kind, else NO_ADDRESS or OPTED_OUT (recorded, never sent) — so that it commits or rolls back with the
+     * caller's transaction (a lost lease rolls both back).
      *
      * @return true when it was added, false when that task had already notified that recipient
      */
     public boolean addNotification(UUID teamId, UUID recipientId, UUID taskId, UUID ticketId, String message,
             Instant now) {
-        return jdbc.update(Tables.NOTIFICATION, "notification insert", "INSERT INTO notification (id, team_id, recipient_id, task_id, ticket_id,"
-                + " message, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (task_id, recipient_id) DO NOTHING",
-                UUID.randomUUID(), teamId, recipientId, taskId, ticketId, message, now) == 1;
+        return jdbc.update(Tables.NOTIFICATION, "notification insert", "WITH n AS (INSERT INTO notification (id, team_id,"
+                + " recipient_id, task_id, ticket_id, message, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                + " ON CONFLICT (task_id, recipient_id) DO NOTHING RETURNING id, team_id, recipient_id, task_id, created_at)"
+                + " INSERT INTO outbox_message (id, notification_id, team_id, recipient_id, channel, state, to_address,"
+                + " next_attempt_at, created_at, updated_at) SELECT ?, n.id, n.team_id, n.recipient_id, 'EMAIL',"
+                + " CASE WHEN u.email IS NULL THEN 'NO_ADDRESS' WHEN NOT coalesce(p.email, true) THEN 'OPTED_OUT'"
+                + " ELSE 'PENDING' END, u.email, n.created_at, n.created_at, n.created_at FROM n"
+                + " JOIN app_user u ON u.id = n.recipient_id LEFT JOIN background_task t ON t.id = n.task_id"
+                + " LEFT JOIN notification_preference p ON p.user_id = n.recipient_id AND p.kind = t.kind",
+                UUID.randomUUID(), teamId, recipientId, taskId, ticketId, message, now, UUID.randomUUID()) == 1;
     }
 
     /**

@@ -1,0 +1,261 @@
+package com.teamdesk.tasks.it.lifecycle;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.icegreen.greenmail.util.GreenMail;
+import com.icegreen.greenmail.util.ServerSetup;
+import com.teamdesk.tasks.it.support.Api;
+import com.teamdesk.tasks.it.support.Api.Reply;
+import com.teamdesk.tasks.it.support.TestData.TestTeam;
+import com.teamdesk.tasks.it.support.Tokens;
+import com.teamdesk.tasks.testing.RedisPrefixCleanup;
+import jakarta.mail.Address;
+import jakarta.mail.internet.InternetAddress;
+import jakarta.mail.internet.MimeMessage;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Issue 54 (R60) on two real server processes relaying one outbox to a real SMTP server (GreenMail, in this JVM) through
+ * a proxy that can lose a reply ({@link SmtpCutProxy}). Reminders are created through the API and run by the servers'
+ * own workers; their emails leave through the servers' own relays (every second, on their timer threads).
+ */
+class OutboxIT {
+    /** Deletes the Redis keys of this class's prefixes after the class, when its servers have stopped. */
+    @RegisterExtension
+    static final RedisPrefixCleanup REDIS = new RedisPrefixCleanup();
+
+    /** This class's schema, created before its tests and dropped after them. */
+    @RegisterExtension
+    static final PrivateSchema data = PrivateSchema.perClass();
+
+    private static final Duration READY = Duration.ofSeconds(180);
+    private static final Duration CONVERGE = Duration.ofSeconds(120);
+    private static final String DOMAIN = "teamdesk.test";
+
+    private static int smtpPort;
+    private static GreenMail mail;
+    private static SmtpCutProxy proxy;
+    private static List<ServerProcess> servers;
+    private static Api api;
+
+    @BeforeAll
+    static void start() throws Exception {
+        try (ServerSocket s = new ServerSocket(0)) {
+            smtpPort = s.getLocalPort();
+        }
+        mail = startMail();
+        proxy = SmtpCutProxy.start(smtpPort);
+        Map<String, String> env = ServerProcess.env(data, REDIS.create("it-outbox"), Map.of());
+        env.put("TEAMDESK_MAIL_HOST", "127.0.0.1");
+        env.put("TEAMDESK_MAIL_PORT", Integer.toString(proxy.port()));
+        env.put("TEAMDESK_MAIL_FROM", "TeamDesk <desk@" + DOMAIN + ">");
+        env.put("TEAMDESK_MAIL_CONNECT_TIMEOUT_MS", "2000");
+        env.put("TEAMDESK_MAIL_TIMEOUT_MS", "5000");
+        env.put("TEAMDESK_OUTBOX_BACKOFF_MS", "300");
+        env.put("TEAMDESK_OUTBOX_UNREACHABLE_RETRY_MS", "300");
+        servers = ServerProcess.startReady(READY, env, "outbox-a", "outbox-b");
+        api = Api.at(servers.get(0).root().toURL());
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (servers != null) {
+            for (ServerProcess s : servers) {
+                s.close();
+            }
+        }
+        if (proxy != null) {
+            proxy.close();
+        }
+        if (mail != null) {
+            mail.stop();
+        }
+    }
+
+    /**
+     * A reminder's email: to the assignee who has an address, with the outbox row's Message-ID, text and HTML, and
+     * every piece a member wrote on one line in the headers (CR, LF and direction marks in the title and the message
+     * reach no header); the owner who turned reminder emails off gets a row marked OPTED_OUT, the customer without an
+     * address one marked NO_ADDRESS.
+     */
+    @Test
+    void aRemindersEmailLeavesOnceWithItsRowsMessageIdAndNoInjectedHeader() throws Exception {
+        TestTeam t = data.newTeam();
+        data.exec("UPDATE app_user SET email = ? WHERE id = ?", "staff-" + t.staff() + "@example.test", t.staff());
+        data.exec("UPDATE app_user SET email = ? WHERE id = ?", "owner-" + t.owner() + "@example.test", t.owner());
+        data.exec("INSERT INTO notification_preference (user_id, kind, email) VALUES (?, 'REMINDER', false)", t.owner());
+        UUID ticket = ticket(t, "Printer\r\nBcc: victim@example.test \u202Eon fire");
+        String before = "staff-" + t.staff() + "@example.test";
+        Reply r = api.post("teams/" + t.id() + "/tasks", Tokens.of(t.staff()), "{\"kind\":\"REMINDER\",\"ticketId\":\""
+                + ticket + "\",\"message\":\"Look\\r\\nX-Evil: 1\\r\\n\\r\\nnow\",\"recipients\":\"TEAM_STAFF\"}");
+        assertEquals(202, r.status(), r.toString());
+        String task = r.json().getString("id");
+
+        awaitTrue(() -> received(before).size() == 1, "the assignee's email arrived");
+        MimeMessage m = received(before).get(0);
+        UUID row = (UUID) data.value("SELECT o.id FROM outbox_message o JOIN notification n ON n.id = o.notification_id"
+                + " WHERE n.task_id = ?::uuid AND o.recipient_id = ?", task, t.staff());
+        String states = data.value("SELECT string_agg(o.state, ',' ORDER BY o.state) FROM outbox_message o JOIN"
+                + " notification n ON n.id = o.notification_id WHERE n.task_id = ?::uuid", task).toString();
+        assertAll(() -> assertEquals("<" + row + "@" + DOMAIN + ">", m.getMessageID()),
+                () -> assertArrayEquals(new Address[] {new InternetAddress(before)}, m.getAllRecipients()),
+                () -> assertNull(m.getHeader("X-Evil"), "no header from the message"),
+                () -> assertNull(m.getHeader("Bcc"), "no header from the title"),
+                () -> assertTrue(m.getSubject().startsWith("["), m.getSubject()),
+                () -> assertTrue(m.getSubject().chars().noneMatch(c -> c == '\r' || c == '\n' || c == '\u202E'),
+                        m.getSubject()),
+                () -> assertTrue(m.getContentType().startsWith("multipart/alternative"), m.getContentType()),
+                () -> assertEquals("OPTED_OUT,SENT", states, "the owner opted out; the staff member got it"),
+                () -> assertEquals("SENT 1 0", data.value("SELECT state || ' ' || attempts || ' ' || unknowns FROM"
+                        + " outbox_message WHERE id = ?", row)));
+        // a customer of the ticket has no address: a CUSTOMER-facing row is never written for a TEAM_STAFF reminder,
+        // so the NO_ADDRESS case is a staff member without one
+        data.exec("UPDATE app_user SET email = NULL WHERE id = ?", t.staff());
+        Reply again = api.post("teams/" + t.id() + "/tasks", Tokens.of(t.staff()), "{\"kind\":\"REMINDER\",\"ticketId\":\""
+                + ticket + "\",\"message\":\"Again\",\"recipients\":\"ASSIGNEE\"}");
+        assertEquals(202, again.status(), again.toString());
+        awaitTrue(() -> "NO_ADDRESS".equals(data.value("SELECT o.state FROM outbox_message o JOIN notification n ON"
+                + " n.id = o.notification_id WHERE n.task_id = ?::uuid", again.json().getString("id"))),
+                "a recipient without an address: recorded, not dropped");
+    }
+
+    /**
+     * The mail server is down while 200 reminders run on two servers: their emails wait in the outbox, given back
+     * without an attempt while nobody answers; once the server is back, each leaves exactly once (two relays never
+     * send one row), with one attempt each.
+     */
+    @Test
+    void twoHundredEmailsWaitOutAnOutageAndLeaveOnceEachFromTwoRelays() throws Exception {
+        TestTeam t = data.newTeam();
+        String to = "flood-" + t.staff() + "@example.test";
+        data.exec("UPDATE app_user SET email = ? WHERE id = ?", to, t.staff());
+        UUID ticket = ticket(t, "Flood");
+        mail.stop();
+        try {
+            String items = java.util.stream.IntStream.range(0, 200).mapToObj(i -> "{\"kind\":\"REMINDER\",\"ticketId\":\""
+                    + ticket + "\",\"message\":\"Reminder " + i + "\"}").collect(Collectors.joining(","));
+            Reply batch = api.post("teams/" + t.id() + "/batches", Tokens.of(t.staff()), "{\"items\":[" + items + "]}");
+            assertEquals(202, batch.status(), batch.toString());
+            awaitTrue(() -> data.count("SELECT count(*) FROM outbox_message WHERE team_id = ? AND state = 'PENDING'",
+                    t.id()) == 200, "200 emails in the outbox");
+            awaitTrue(() -> data.count("SELECT count(*) FROM outbox_message WHERE team_id = ? AND attempts = 0 AND"
+                    + " last_error LIKE 'mail server unreachable%'", t.id()) > 0, "the relays found nobody to send to");
+        } finally {
+            mail = startMail();
+        }
+        awaitTrue(() -> received(to).size() >= 200, "200 emails arrived");
+        List<String> ids = new ArrayList<>();
+        for (MimeMessage m : received(to)) {
+            ids.add(m.getMessageID());
+        }
+        Set<String> distinct = Set.copyOf(ids);
+        assertAll(() -> assertEquals(200, ids.size(), "no email twice"),
+                () -> assertEquals(200, distinct.size(), "each row once"),
+                () -> assertEquals(200L, data.count("SELECT count(*) FROM outbox_message WHERE team_id = ? AND state ="
+                        + " 'SENT' AND attempts = 1", t.id()), "the outage burned no attempt"),
+                () -> assertEquals(200L, data.count("SELECT count(*) FROM outbox_message WHERE team_id = ? AND"
+                        + " server_reply LIKE '250%'", t.id()), "each with the server's reply"));
+    }
+
+    /**
+     * The connection ends after the message's final dot, before the server's reply: the server has the message, the
+     * relay does not know. The row is recorded as unknown and sent again with the same Message-ID: the receiver sees it
+     * twice and can tell it is one message.
+     */
+    @Test
+    void aReplyLostAfterTheFinalDotIsUnknownAndResentWithTheSameMessageId() throws Exception {
+        TestTeam t = data.newTeam();
+        String to = "unknown-" + t.staff() + "@example.test";
+        data.exec("UPDATE app_user SET email = ? WHERE id = ?", to, t.staff());
+        UUID ticket = ticket(t, "Lost reply");
+        int cuts = proxy.cuts();
+        proxy.armCutAfterFinalDot();
+        Reply r = api.post("teams/" + t.id() + "/tasks", Tokens.of(t.staff()), "{\"kind\":\"REMINDER\",\"ticketId\":\""
+                + ticket + "\",\"message\":\"Once\"}");
+        assertEquals(202, r.status(), r.toString());
+        awaitTrue(() -> data.count("SELECT count(*) FROM outbox_message WHERE team_id = ? AND state = 'SENT'", t.id()) == 1,
+                "sent in the end");
+        List<MimeMessage> got = received(to);
+        String row = data.value("SELECT id::text FROM outbox_message WHERE team_id = ?", t.id()).toString();
+        assertAll(() -> assertEquals(cuts + 1, proxy.cuts(), "one reply was lost"),
+                () -> assertEquals(2, got.size(), "the receiver saw it twice: once unanswered, once answered"),
+                () -> assertEquals(List.of("<" + row + "@" + DOMAIN + ">", "<" + row + "@" + DOMAIN + ">"),
+                        got.stream().map(OutboxIT::messageId).toList(), "with one Message-ID"),
+                () -> assertEquals("SENT 2 1", data.value("SELECT state || ' ' || attempts || ' ' || unknowns FROM"
+                        + " outbox_message WHERE team_id = ?", t.id())));
+        String metrics = Api.atRoot(servers.get(0).root()).getRoot("metrics").body()
+                + Api.atRoot(servers.get(1).root()).getRoot("metrics").body();
+        assertTrue(metrics.lines().anyMatch(l -> l.startsWith("teamdesk_outbox_deliveries_total{")
+                && l.contains("outcome=\"unknown\"") && !l.endsWith(" 0.0")), metrics);
+    }
+
+    // ---- helpers ----
+
+    /** @return an OPEN ticket of the team's customer, assigned to its staff member */
+    private static UUID ticket(TestTeam t, String title) {
+        UUID id = UUID.randomUUID();
+        data.exec("INSERT INTO ticket (id, team_id, title, body, status, priority, assignee_id, requester_id, created_at,"
+                + " updated_at, version) VALUES (?, ?, ?, 'Body', 'OPEN', 'NORMAL', ?, ?, now(), now(), 1)", id, t.id(),
+                title, t.staff(), t.customer());
+        return id;
+    }
+
+    private static GreenMail startMail() {
+        GreenMail g = new GreenMail(new ServerSetup(smtpPort, "127.0.0.1", ServerSetup.PROTOCOL_SMTP));
+        g.start();
+        return g;
+    }
+
+    /** @return what the mail server received for {@code address}, oldest first */
+    private static List<MimeMessage> received(String address) {
+        List<MimeMessage> out = new ArrayList<>();
+        for (MimeMessage m : mail.getReceivedMessages()) {
+            try {
+                if (Arrays.stream(m.getAllRecipients()).anyMatch(a -> ((InternetAddress) a).getAddress()
+                        .equalsIgnoreCase(address))) {
+                    out.add(m);
+                }
+            } catch (jakarta.mail.MessagingException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return out;
+    }
+
+    private static String messageId(MimeMessage m) {
+        try {
+            return m.getMessageID();
+        } catch (jakarta.mail.MessagingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Bounded poll (detects a state the servers reach on their own threads; orders nothing). */
+    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
+        Instant deadline = Instant.now().plus(CONVERGE);
+        while (!condition.getAsBoolean()) {
+            if (Instant.now().isAfter(deadline)) {
+                throw new AssertionError(what + ": not within " + CONVERGE);
+            }
+            Thread.sleep(100);
+        }
+    }
+}
