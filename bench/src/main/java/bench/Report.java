@@ -39,7 +39,7 @@ public final class Report {
     /** suffix "" reads the latest run of each figure, ".prev" the run before it (kept by bench/run's finish). */
     private Report(Path results, String suffix) throws IOException {
         this.results = results;
-        for (String f : List.of("P1", "P2", "P2s", "P3", "P3L", "P4", "P5", "P7", "P8", "P9")) {
+        for (String f : List.of("P1", "P2", "P2s", "P3", "P3L", "P4", "P5", "P7", "P8", "P9", "P10")) {
             Path p = results.resolve(f + suffix + ".json");
             if (Files.exists(p)) {
                 figures.put(f, JsonParser.parseString(Files.readString(p)).getAsJsonObject());
@@ -70,6 +70,96 @@ public final class Report {
         p7(details);
         p8(details);
         p9(details);
+        p10(details);
+    }
+
+    // ---- P10 (issue 53) ----
+
+    private void p10(StringBuilder d) throws IOException {
+        JsonObject r = figures.get("P10");
+        long tickets = r == null ? 100_000 : r.get("tickets").getAsLong();
+        d.append("## P10 SLA clocks at ").append(fmt0(tickets)).append(" tickets (issue 53)\n\n");
+        if (r == null || r.has("blocked")) { // (not missing(): its verdict key is the figure's first two characters)
+            if (r != null) {
+                meta(d, r);
+            }
+            d.append(r == null ? "Not run yet.\n\n" : "**Not measured:** " + s(r, "blocked") + "\n\n");
+            notes(d, "P10");
+            return;
+        }
+        JsonObject w = r.getAsJsonObject("calendarWrite");
+        JsonObject alone = r.getAsJsonObject("statementsAlone");
+        JsonObject ledger = r.getAsJsonObject("ledger");
+        boolean seq = false;
+        JsonObject idle = null;
+        JsonObject full = null;
+        for (JsonElement e : r.getAsJsonArray("sweeps")) {
+            JsonObject o = e.getAsJsonObject();
+            seq |= o.get("seqScan").getAsBoolean();
+            if (o.get("rows").getAsInt() == 0) {
+                idle = o;
+            } else {
+                full = o;
+            }
+        }
+        summary.add(new String[] {"P10 calendar write, " + fmt0(w.get("clocksUpdated").getAsLong()) + " clocks and "
+                + fmt0(w.get("escalationsInserted").getAsLong()) + " escalations (s)", fmt2(w.get("medianSeconds")
+                .getAsDouble()), "—", "—", "(reported)"});
+        summary.add(new String[] {"P10 dispatch sweep, 0 / 200 due, " + fmt0(ledger.get("rows").getAsLong())
+                + "-row ledger (ms)", fmt1(idle.get("medianMs").getAsDouble()) + " / " + fmt1(full.get("medianMs")
+                .getAsDouble()), "—", "—", "index scans only"});
+        verdict("P10", !seq, String.format(Locale.ROOT, "dispatch sweep %.1f ms (nothing due) and %.1f ms (200 due) on"
+                + " %s ledger rows; %s; the calendar write %.2f s (no target)", idle.get("medianMs").getAsDouble(),
+                full.get("medianMs").getAsDouble(), fmt0(ledger.get("rows").getAsLong()), seq ? "a plan has a Seq Scan"
+                : "index scans only", w.get("medianSeconds").getAsDouble()));
+        String load = s(r, "loadBefore");
+        boolean busy = Double.parseDouble(load.split(" ")[0]) > 2;
+        d.append("### Numbers (").append(busy ? "trial run, machine busy, load " + load + " before"
+                : "load " + load + " before").append(")\n\n");
+        meta(d, r);
+        d.append(String.format(Locale.ROOT, "%s OPEN tickets of one team, %s running clocks (first response and"
+                + " resolution), %s escalation rows in the ledger before the first write. The server: %s.%n%n",
+                fmt0(tickets), fmt0(r.get("runningClocks").getAsLong()), fmt0(r.get("escalationRowsAtStart").getAsLong()),
+                r.has("serverJavaOpts") ? s(r, "serverJavaOpts") : "-Xmx512m"));
+        d.append("| calendar write (PUT .../calendar with If-Match) | seconds | clocks updated | escalation rows inserted |"
+                + " load before |\n|---|---|---|---|---|\n");
+        int i = 0;
+        for (JsonElement e : w.getAsJsonArray("each")) {
+            JsonObject o = e.getAsJsonObject();
+            d.append("| run ").append(++i).append(" | ").append(fmt2(o.get("seconds").getAsDouble())).append(" | ")
+                    .append(fmt0(o.get("clocksMoved").getAsLong())).append(" | ")
+                    .append(fmt0(o.get("escalationsInserted").getAsLong())).append(" | ").append(s(o, "loadBefore"))
+                    .append(" |\n");
+        }
+        d.append("| **median** | **").append(fmt2(w.get("medianSeconds").getAsDouble())).append("** | | | |\n\n");
+        d.append(String.format(Locale.ROOT, "The write's two big statements alone (median of 3, rolled back): the"
+                + " clocks' one UPDATE of %s rows %.0f ms; the escalations' one INSERT of %s rows %.0f ms.%n%n",
+                fmt0(alone.get("clockRows").getAsLong()), alone.get("clockUpdateMedianMs").getAsDouble(),
+                fmt0(alone.get("escalationRows").getAsLong()), alone.get("escalationInsertMedianMs").getAsDouble()));
+        d.append(String.format(Locale.ROOT, "Dispatch sweep (lockDue + one markDispatched + COMMIT, %d runs after"
+                + " warm-up) on a ledger of %s rows, %s, %s of them WAITING and undispatched:%n%n",
+                31, fmt0(ledger.get("rows").getAsLong()), s(ledger, "size"),
+                fmt0(ledger.get("waitingUndispatched").getAsLong())));
+        d.append("| rows due | median ms | p90 ms | min ms | max ms | Seq Scan? |\n|---|---|---|---|---|---|\n");
+        for (JsonObject o : new JsonObject[] {idle, full}) {
+            d.append("| ").append(o.get("rows").getAsInt()).append(" | ").append(fmt2(o.get("medianMs").getAsDouble()))
+                    .append(" | ").append(fmt2(o.get("p90Ms").getAsDouble())).append(" | ")
+                    .append(fmt2(o.get("minMs").getAsDouble())).append(" | ").append(fmt2(o.get("maxMs").getAsDouble()))
+                    .append(" | ").append(o.get("seqScan").getAsBoolean() ? "yes" : "no").append(" |\n");
+        }
+        d.append('\n');
+        notes(d, "P10");
+        d.append("### P10 plans\n\n");
+        for (JsonObject o : new JsonObject[] {idle, full}) {
+            d.append("lockDue, ").append(o.get("rows").getAsInt()).append(" due — `EXPLAIN (ANALYZE, BUFFERS)`:\n\n```\n");
+            o.getAsJsonArray("plan").forEach(l -> d.append(l.getAsString()).append('\n'));
+            d.append("```\n\n");
+            if (!o.getAsJsonArray("markPlan").isEmpty()) {
+                d.append("markDispatched of those ").append(o.get("rows").getAsInt()).append(":\n\n```\n");
+                o.getAsJsonArray("markPlan").forEach(l -> d.append(l.getAsString()).append('\n'));
+                d.append("```\n\n");
+            }
+        }
     }
 
     // ---- P9 (issue 52) ----
