@@ -56,6 +56,20 @@ class SlaIT extends ApiCase {
         }
         assertEquals(0, data.count("SELECT count(*) FROM background_task WHERE team_id = ?", t.id()));
         assertEquals(0, data.count("SELECT count(*) FROM task_schedule WHERE team_id = ?", t.id()));
+        // found in review: nor cancelled (it would hide a breach) or retried (it would fire early) by staff
+        assertEquals(200, api.send("PUT", api.uri(policies()), owner, POLICIES, null).status());
+        String staff = Tokens.of(t.staff());
+        api.post(tickets(), staff, "{\"title\":\"Escalates\"}");
+        List<JsonObject> escalations = api.get("teams/" + t.id() + "/tasks?kind=SLA_ESCALATION", staff).json()
+                .getJsonArray("items").getValuesAs(JsonObject.class);
+        assertEquals(4, escalations.size(), escalations.toString());
+        String id = escalations.get(0).getString("id");
+        for (String action : List.of("cancel", "retry")) {
+            Reply r = api.post("tasks/" + id + "/" + action, owner, "");
+            assertEquals(422, r.status(), action + " -> " + r);
+            assertEquals("task.system_only", r.problemCode().orElse(null), r.toString());
+        }
+        assertEquals("WAITING", data.value("SELECT status FROM background_task WHERE id = ?::uuid", id));
     }
 
     @Test

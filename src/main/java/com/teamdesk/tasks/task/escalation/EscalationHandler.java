@@ -43,7 +43,7 @@ public class EscalationHandler implements TaskKindHandler<EscalationParams> {
     Transactions transactions;
 
     @Inject
-    @ConfigProperty(name = "teamdesk.task.sla-escalation.timeout-ms", defaultValue = "60000")
+    @ConfigProperty(name = "teamdesk.task.sla-escalation.timeout-ms", defaultValue = "180000")
     long timeoutMs;
 
     @Override
@@ -106,7 +106,7 @@ public class EscalationHandler implements TaskKindHandler<EscalationParams> {
         execution.reportCompletedToQueue();
     }
 
-    /** @return {@code teamdesk.task.sla-escalation.timeout-ms} (default 1 min, R26) */
+    /** @return {@code teamdesk.task.sla-escalation.timeout-ms} (default 3 min, R26: it may wait 2 min for the team lock) */
     @Override
     public Duration runTimeout() {
         return Duration.ofMillis(timeoutMs);

@@ -5,9 +5,7 @@ import com.teamdesk.tasks.task.spi.RejectionReason;
 /** Why an escalation is rejected for good (R11); each message is its {@code lastError}. */
 public enum EscalationRejection implements RejectionReason {
     /** The escalation's stored parameters no longer validate. */
-    INVALID_ESCALATION("Rejected: the escalation parameters are not valid."),
-    /** Nobody to tell: the team has no owner (a breach) and the ticket no assignee (a warning). */
-    NO_RECIPIENTS("Rejected: the escalation has no recipients.");
+    INVALID_ESCALATION("Rejected: the escalation parameters are not valid.");
 
     private final String message;
 

@@ -19,12 +19,15 @@ import java.util.logging.Logger;
  * R59: starts the escalations of the clocks a change moved, in that change's transaction — one task per (ticket,
  * metric, threshold, version), due at the warning and at the breach instant ({@link KindLedger#scheduleOnce}: the
  * dispatch sweep hands each to the queue when due). No sweep looks for due clocks: a clock's escalations exist from
- * the moment its instants do, and the ones of a version that moved on complete as superseded when their time comes.
+ * the moment its instants do. A clock's newer escalations replace its older ones still waiting (cancelled in the same
+ * statement); those already handed over, or of a clock paused since, complete as superseded when their time comes.
  * A task runs for the team's first owner (by id): escalations are the team's, not a member's.
  */
 @ApplicationScoped
 public class EscalationScheduler {
     private static final Logger LOG = Logger.getLogger(EscalationScheduler.class.getName());
+    /** The {@code lastError} of an escalation a newer version of its clock replaced while it waited. */
+    static final String REPLACED = "Replaced: the clock moved on before this escalation's instant.";
 
     @Inject
     KindLedger ledger;
@@ -57,11 +60,11 @@ public class EscalationScheduler {
                         m.dueAt()));
             }
         }
-        ledger.scheduleOnce(tasks, clock.instant().truncatedTo(ChronoUnit.MICROS));
+        ledger.scheduleOnce(tasks, REPLACED, clock.instant().truncatedTo(ChronoUnit.MICROS));
     }
 
     private KindLedger.OnceTask task(UUID teamId, UUID owner, EscalationParams p, Instant at) {
         return new KindLedger.OnceTask(EscalationHandler.KIND, teamId, owner, TaskScope.TEAM, handler.store(p),
-                p.onceKey(), at);
+                p.onceKey(), p.group(), at);
     }
 }

@@ -627,12 +627,23 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
      */
     @Override
     @Transactional(TxType.MANDATORY)
-    public int scheduleOnce(List<OnceTask> tasks, Instant now) {
-        if (tasks.isEmpty()) {
-            return 0;
+    public int scheduleOnce(List<OnceTask> tasks, String replaced, Instant now) {
+        int created = 0;
+        for (int from = 0; from < tasks.size(); from += ONCE_CHUNK) {
+            created += scheduleOnceChunk(tasks.subList(from, Math.min(tasks.size(), from + ONCE_CHUNK)), replaced, now);
         }
+        return created;
+    }
+
+    /**
+     * Tasks per statement of {@link #scheduleOnce}: a calendar write of a team with 100 000 tickets starts 400 000
+     * escalations, whose arrays as one statement's text ran a 512 MB server out of memory (bench P10).
+     */
+    private static final int ONCE_CHUNK = 2_000;
+
+    private int scheduleOnceChunk(List<OnceTask> tasks, String replaced, Instant now) {
         int n = tasks.size();
-        Object[][] columns = new Object[8][n];
+        Object[][] columns = new Object[9][n];
         for (int k = 0; k < n; k++) {
             OnceTask t = tasks.get(k);
             columns[0][k] = UUID.randomUUID();
@@ -643,16 +654,23 @@ public class JdbcTaskLedger implements ExecutionLedger, KindLedger {
             columns[5][k] = t.params();
             columns[6][k] = t.onceKey();
             columns[7][k] = t.runAt().toString();
+            columns[8][k] = t.group();
         }
-        return jdbc.update(TABLE, "once insert", "INSERT INTO background_task (id, kind, team_id, owner_id, scope, filters,"
-                + " status, run, attempts, progress, run_at, created_at, updated_at, once_key) SELECT r.id, r.kind,"
-                + " r.team_id, r.owner_id, r.scope, r.params::jsonb, 'WAITING', 0, 0, 0, r.run_at::timestamptz, ?, ?,"
-                + " r.once_key FROM unnest(?::uuid[], ?::text[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[],"
-                + " ?::text[]) AS r(id, kind, team_id, owner_id, scope, params, once_key, run_at)"
-                + " ON CONFLICT (once_key) WHERE once_key IS NOT NULL DO NOTHING", now, now,
+        // the groups' older waiting tasks are cancelled by the same statement (the new keys spared); the change
+        // trigger records each as any cancel (R43)
+        return jdbc.update(TABLE, "once insert", "WITH replaced AS (UPDATE background_task SET status = 'CANCELLED',"
+                + " cancelled_at = ?, last_error = ?, updated_at = ? WHERE once_group = ANY (?::text[]) AND status ="
+                + " 'WAITING' AND NOT (once_key = ANY (?::text[])) RETURNING id) INSERT INTO background_task (id, kind,"
+                + " team_id, owner_id, scope, filters, status, run, attempts, progress, run_at, created_at, updated_at,"
+                + " once_key, once_group) SELECT r.id, r.kind, r.team_id, r.owner_id, r.scope, r.params::jsonb, 'WAITING',"
+                + " 0, 0, 0, r.run_at::timestamptz, ?, ?, r.once_key, r.once_group FROM unnest(?::uuid[], ?::text[],"
+                + " ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) AS r(id, kind, team_id,"
+                + " owner_id, scope, params, once_key, run_at, once_group)"
+                + " ON CONFLICT (once_key) WHERE once_key IS NOT NULL DO NOTHING", now, replaced, now,
+                Jdbc.array("text", columns[8]), Jdbc.array("text", columns[6]), now, now,
                 Jdbc.array("uuid", columns[0]), Jdbc.array("text", columns[1]), Jdbc.array("uuid", columns[2]),
                 Jdbc.array("uuid", columns[3]), Jdbc.array("text", columns[4]), Jdbc.array("text", columns[5]),
-                Jdbc.array("text", columns[6]), Jdbc.array("text", columns[7]));
+                Jdbc.array("text", columns[6]), Jdbc.array("text", columns[7]), Jdbc.array("text", columns[8]));
     }
 
     /** A stored parameter's name as {@link #cancelWaiting} inlines it (so that an expression index matches). */

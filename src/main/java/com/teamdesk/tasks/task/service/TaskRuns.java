@@ -68,6 +68,22 @@ public class TaskRuns {
     @Inject
     com.teamdesk.tasks.team.SystemEventService events;
 
+    @Inject
+    com.teamdesk.tasks.task.engine.TaskKinds kinds;
+
+    /**
+     * R59: a kind the server starts itself is steered by what started it, not by members: its tasks are neither
+     * cancelled nor retried through the API (an escalation cancelled would hide a breach, one retried would fire early).
+     *
+     * @throws com.teamdesk.tasks.common.UnprocessableException ({@code task.system_only})
+     */
+    private void requireMemberSteerable(BackgroundTask task) {
+        if (kinds.handler(task.kind()).systemOnly()) {
+            throw new com.teamdesk.tasks.common.UnprocessableException("task.system_only", task.kind().name()
+                    + " is started and ended by the server; it cannot be cancelled or retried.");
+        }
+    }
+
 
     /**
      * R15/R16 manual retry: a new run {@code run + 1} of a FAILED or CANCELLED task (R23), dispatched
@@ -96,6 +112,7 @@ public class TaskRuns {
         if (seen.isPresent()) {
             return seen.get();
         }
+        requireMemberSteerable(task);
         if (permissionLost(task)) {
             throw new ForbiddenException("task.permission_lost",
                     "The task's owner no longer has permission for its scope; create a new task instead.");
@@ -142,6 +159,7 @@ public class TaskRuns {
         if (seen.isPresent()) {
             return seen.get();
         }
+        requireMemberSteerable(task);
         Optional<BackgroundTask> cancelled = transactions.inNewTransaction(TxSite.REQUEST, () -> {
             if (idem != null) {
                 Optional<IdempotencyKeys.Stored> earlier = keys.record(idem, taskId, OK, now);

@@ -38,11 +38,14 @@ public interface KindLedger {
      * dispatch sweep hands each to the queue at its {@code runAt}, R18), in ONE statement of the caller's transaction
      * ({@code MANDATORY}: they commit or roll back with the change that asked for them). Each names its identity in
      * {@code onceKey}, unique across the ledger: a task whose key exists already is not created again, so a replayed
-     * change, two instances or a retried transaction make one task.
+     * change, two instances or a retried transaction make one task. A task with a {@code group} replaces the group's
+     * older tasks still WAITING: they are CANCELLED in the same statement ({@code lastError = replaced}), so a group
+     * keeps only its newest waiting (a ticket's escalations of older clock versions).
      *
+     * @param replaced the cancelled tasks' {@code lastError}
      * @return how many tasks were created (those whose key was new)
      */
-    int scheduleOnce(List<OnceTask> tasks, Instant now);
+    int scheduleOnce(List<OnceTask> tasks, String replaced, Instant now);
 
     /**
      * One task of {@link #scheduleOnce}.
@@ -51,14 +54,16 @@ public interface KindLedger {
      * @param ownerId whom the task runs for (a member of {@code teamId})
      * @param params  the kind's stored JSON ({@code TaskKindHandler#store})
      * @param onceKey the task's identity, at most 200 characters, e.g. {@code sla:<ticket>:RESOLUTION:BREACH:3}
+     * @param group   the tasks it replaces while they wait (e.g. {@code sla:<ticket>:RESOLUTION}), or null
      * @param runAt   not before this instant
      */
     record OnceTask(TaskKind kind, UUID teamId, UUID ownerId, TaskScope scope, String params, String onceKey,
-            Instant runAt) {
-        /** @throws IllegalArgumentException a key that is empty or longer than 200 characters */
+            String group, Instant runAt) {
+        /** @throws IllegalArgumentException a key or group that is empty or longer than 200 characters */
         public OnceTask {
-            if (onceKey == null || onceKey.isEmpty() || onceKey.length() > 200) {
-                throw new IllegalArgumentException("a once key has 1-200 characters");
+            if (onceKey == null || onceKey.isEmpty() || onceKey.length() > 200
+                    || (group != null && (group.isEmpty() || group.length() > 200))) {
+                throw new IllegalArgumentException("a once key and a group have 1-200 characters");
             }
         }
     }

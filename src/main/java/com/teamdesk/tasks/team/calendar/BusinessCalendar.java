@@ -136,6 +136,15 @@ public final class BusinessCalendar {
         return new BusinessCalendar(zone);
     }
 
+    /**
+     * @return true when {@code other} counts the same business time: the same zone, shifts and holidays (a calendar
+     *         written again unchanged moves no clock, R57)
+     */
+    public boolean sameAs(BusinessCalendar other) {
+        return other != null && zone.equals(other.zone) && shifts().equals(other.shifts())
+                && holidays().equals(other.holidays());
+    }
+
     /** @return the team's zone */
     public ZoneId zone() {
         return zone;

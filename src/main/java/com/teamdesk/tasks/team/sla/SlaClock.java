@@ -17,9 +17,10 @@ import java.time.Instant;
  * @param target      the promise in business time
  * @param warnPercent the warning threshold, in percent of {@code target} (1-99)
  * @param used        business time counted before {@code runningSince} (all of it when not RUNNING)
+ * @param warned      its warning was sent (R59): a warning whose instant passed is then not due again
  */
 public record SlaClock(Metric metric, State state, Duration target, int warnPercent, Duration used,
-        Instant runningSince, Instant due, Instant warn, Instant endedAt, int version) {
+        Instant runningSince, Instant due, Instant warn, Instant endedAt, int version, boolean warned) {
 
     /** What a clock measures. */
     public enum Metric {
@@ -50,7 +51,7 @@ public record SlaClock(Metric metric, State state, Duration target, int warnPerc
 
     /** @return a clock that starts counting {@code target} at {@code now}, version 1 */
     public static SlaClock start(Metric metric, Duration target, int warnPercent, Instant now, BusinessCalendar calendar) {
-        return new SlaClock(metric, State.RUNNING, target, warnPercent, Duration.ZERO, now, null, null, null, 0)
+        return new SlaClock(metric, State.RUNNING, target, warnPercent, Duration.ZERO, now, null, null, null, 0, false)
                 .running(now, calendar);
     }
 
@@ -75,7 +76,7 @@ public record SlaClock(Metric metric, State state, Duration target, int warnPerc
             return this;
         }
         return new SlaClock(metric, State.PAUSED, target, warnPercent, usedAt(now, calendar), null, null, null, null,
-                version + 1);
+                version + 1, warned);
     }
 
     /** The ticket was reopened: counting again from {@code now}. A clock not PAUSED is unchanged. */
@@ -83,7 +84,7 @@ public record SlaClock(Metric metric, State state, Duration target, int warnPerc
         if (state != State.PAUSED) {
             return this;
         }
-        return new SlaClock(metric, State.RUNNING, target, warnPercent, used, now, null, null, null, version)
+        return new SlaClock(metric, State.RUNNING, target, warnPercent, used, now, null, null, null, version, warned)
                 .running(now, calendar);
     }
 
@@ -97,10 +98,11 @@ public record SlaClock(Metric metric, State state, Duration target, int warnPerc
             return this;
         }
         if (state == State.PAUSED) {
-            return new SlaClock(metric, state, newTarget, newWarnPercent, used, null, null, null, null, version + 1);
+            return new SlaClock(metric, state, newTarget, newWarnPercent, used, null, null, null, null, version + 1,
+                    warned);
         }
         return new SlaClock(metric, State.RUNNING, newTarget, newWarnPercent, usedAt(now, before), now, null, null,
-                null, version).running(now, after);
+                null, version, warned).running(now, after);
     }
 
     /** The promise was kept at {@code now} (a staff reply, the ticket CLOSED). A final clock is unchanged. */
@@ -109,7 +111,7 @@ public record SlaClock(Metric metric, State state, Duration target, int warnPerc
             return this;
         }
         return new SlaClock(metric, State.MET, target, warnPercent, usedAt(now, calendar), null, null, null, now,
-                version + 1);
+                version + 1, warned);
     }
 
     /** The promise is withdrawn (its ticket's priority has no policy any more). Only an open clock is cancelled. */
@@ -118,7 +120,7 @@ public record SlaClock(Metric metric, State state, Duration target, int warnPerc
             return this;
         }
         return new SlaClock(metric, State.CANCELLED, target, warnPercent, usedAt(now, calendar), null, null, null, now,
-                version + 1);
+                version + 1, warned);
     }
 
     /**
@@ -130,7 +132,7 @@ public record SlaClock(Metric metric, State state, Duration target, int warnPerc
             return this;
         }
         return new SlaClock(metric, State.RUNNING, newTarget, newWarnPercent, Duration.ZERO, now, null, null, null,
-                version).running(now, calendar);
+                version, false).running(now, calendar); // a new promise: its warning not sent yet
     }
 
     /**
@@ -142,18 +144,38 @@ public record SlaClock(Metric metric, State state, Duration target, int warnPerc
             return this;
         }
         return new SlaClock(metric, State.BREACHED, target, warnPercent, usedAt(now, calendar), null, due, null, now,
-                version + 1);
+                version + 1, warned);
     }
 
     /**
      * What a BREACHED promise waited for happened late (the first staff reply, the close): it leaves the breach board
-     * ({@code due} cleared); the breach stays on record ({@code endedAt}). Any other clock is unchanged.
+     * ({@code due} cleared); the breach stays on record ({@code endedAt}). Its version does not move: a BREACHED
+     * clock's promise broke at {@code version - 1}, which its breach's escalation checks (R59). Any other clock is
+     * unchanged.
      */
     public SlaClock settledLate() {
         if (state != State.BREACHED || due == null) {
             return this;
         }
-        return new SlaClock(metric, state, target, warnPercent, used, null, null, null, endedAt, version + 1);
+        return new SlaClock(metric, state, target, warnPercent, used, null, null, null, endedAt, version, warned);
+    }
+
+    /**
+     * R59: the warning's escalation was sent for this clock: not due again however the clock moves. Its version does
+     * not move (its breach's escalation stays current).
+     */
+    public SlaClock markWarned() {
+        return warned ? this : new SlaClock(metric, state, target, warnPercent, used, runningSince, due, warn, endedAt,
+                version, true);
+    }
+
+    /**
+     * R59: a change that reaches a RUNNING clock at or after its due instant finds its promise broken: BREACHED at the
+     * due instant (as its breach's escalation would have made it), before the change applies. Any other clock, or a
+     * RUNNING one not yet due, is unchanged.
+     */
+    public SlaClock brokenBy(Instant now, BusinessCalendar calendar) {
+        return state == State.RUNNING && due != null && !due.isAfter(now) ? breached(due, calendar) : this;
     }
 
     /** RUNNING from {@code now} with {@link #used} counted: its instants computed, its version moved by one. */
@@ -161,8 +183,13 @@ public record SlaClock(Metric metric, State state, Duration target, int warnPerc
         Duration left = target.minus(used);
         Instant dueAt = positive(left) ? calendar.plus(now, left).orElse(null) : now;
         Duration beforeWarn = warnAfter().minus(used);
-        Instant warnAt = positive(beforeWarn) ? calendar.plus(now, beforeWarn).orElse(null) : null;
-        return new SlaClock(metric, State.RUNNING, target, warnPercent, used, now, dueAt, warnAt, null, version + 1);
+        // a warning whose instant has passed is due now unless it was sent (R59): a change that came after it, before
+        // its escalation ran, must not lose it, and one that came after it was sent must not repeat it
+        // (none when the promise is due now: its breach says it)
+        Instant warnAt = !positive(left) ? null : positive(beforeWarn) ? calendar.plus(now, beforeWarn).orElse(null)
+                : warned ? null : now;
+        return new SlaClock(metric, State.RUNNING, target, warnPercent, used, now, dueAt, warnAt, null, version + 1,
+                warned);
     }
 
     private static boolean positive(Duration d) {

@@ -46,7 +46,7 @@ import java.util.UUID;
 public class SlaClocks {
     private static final Jdbc.Table TABLE = Jdbc.Table.of("ticket_sla_clock");
     private static final String COLUMNS = "metric, state, target_seconds, warn_percent, used_micros, running_since,"
-            + " due_at, warn_at, ended_at, version";
+            + " due_at, warn_at, ended_at, version, warned";
     private static final Jdbc.Row<SlaClock> ROW = rs -> clock(rs, 0);
 
     @Inject
@@ -81,7 +81,8 @@ public class SlaClocks {
         SlaPolicy policy = e.created() || e.priorityMoved() ? policies(e.teamId()).get(e.priority()) : null;
         if (e.priorityMoved() && policy == null) { // the promise is withdrawn; its versions are kept, never reused
             BusinessCalendar calendar = calendar(e.teamId());
-            now.values().forEach(c -> saveIfMoved(e.teamId(), e.ticketId(), c, c.cancel(e.at(), calendar), e.at(), out));
+            now.values().forEach(c -> saveIfMoved(e.teamId(), e.ticketId(), c, c.brokenBy(e.at(), calendar)
+                    .cancel(e.at(), calendar), e.at(), out));
             return;
         }
         if (policy == null && e.created()) {
@@ -101,7 +102,7 @@ public class SlaClocks {
                     next = next.pause(e.at(), calendar);
                 }
             } else {
-                next = c;
+                next = c.brokenBy(e.at(), calendar); // a change after the due instant finds the promise broken (R59)
                 if (policy != null) {
                     next = next.retarget(policy.target(m), policy.warnPercent(), e.at(), calendar, calendar);
                 }
@@ -126,9 +127,12 @@ public class SlaClocks {
     /** R57: a calendar write computes every unfinished clock of the team again (time used so far on the old one). */
     public void onCalendarChanged(@Observes CalendarChanged e) {
         BusinessCalendar before = e.before().orElseGet(() -> BusinessCalendar.allHours(ZoneOffset.UTC));
+        if (before.sameAs(e.after())) {
+            return; // written again unchanged: no clock moves, no escalation is started
+        }
         List<TicketClock> next = new ArrayList<>();
         for (TicketClock tc : unfinished(e.teamId())) {
-            SlaClock c = tc.clock();
+            SlaClock c = tc.clock().brokenBy(e.at(), before);
             next.add(tc.with(c.retarget(c.target(), c.warnPercent(), e.at(), before, e.after())));
         }
         List<SlaClockMoved.Moved> out = new ArrayList<>();
@@ -142,10 +146,10 @@ public class SlaClocks {
         List<TicketClock> next = new ArrayList<>();
         for (TicketClock tc : unfinished(teamId)) {
             SlaPolicy p = now.get(tc.priority());
-            SlaClock c = tc.clock();
+            SlaClock c = tc.clock().brokenBy(at, calendar);
             SlaClock after = p == null ? c.cancel(at, calendar)
                     : c.retarget(p.target(c.metric()), p.warnPercent(), at, calendar, calendar);
-            if (!after.equals(c)) {
+            if (!after.equals(tc.clock())) {
                 next.add(tc.with(after));
             }
         }
@@ -216,7 +220,8 @@ public class SlaClocks {
         return new SlaClock(Metric.valueOf(rs.getString(skip + 1)), State.valueOf(rs.getString(skip + 2)),
                 Duration.ofSeconds(rs.getLong(skip + 3)), rs.getInt(skip + 4),
                 Duration.of(rs.getLong(skip + 5), ChronoUnit.MICROS), Jdbc.instant(rs, skip + 6),
-                Jdbc.instant(rs, skip + 7), Jdbc.instant(rs, skip + 8), Jdbc.instant(rs, skip + 9), rs.getInt(skip + 10));
+                Jdbc.instant(rs, skip + 7), Jdbc.instant(rs, skip + 8), Jdbc.instant(rs, skip + 9), rs.getInt(skip + 10),
+                rs.getBoolean(skip + 11));
     }
 
     private static String prefixed(String alias) {
@@ -273,16 +278,33 @@ public class SlaClocks {
         return next;
     }
 
+    /** R59: the warning's escalation was sent: recorded on the clock, in the escalation's transaction. */
+    public void markWarned(UUID teamId, UUID ticketId, SlaClock c, Instant at) {
+        saveIfMoved(teamId, ticketId, c, c.markWarned(), at, new ArrayList<>());
+    }
+
+    /**
+     * R59: one clock of a ticket as committed, without a lock: for an escalation to learn cheaply that its version has
+     * been passed (versions only grow, so what this read shows as passed stays passed).
+     *
+     * @return the clock, or empty when the ticket has no such clock
+     */
+    @Transactional(TxType.SUPPORTS)
+    public Optional<SlaClock> peek(UUID ticketId, Metric metric) {
+        return jdbc.queryOne(TABLE, "clock read", "SELECT " + COLUMNS + " FROM ticket_sla_clock WHERE ticket_id = ? AND"
+                + " metric = ?", ROW, ticketId, metric.name());
+    }
+
     private void save(UUID teamId, UUID ticketId, SlaClock c, Instant at, List<SlaClockMoved.Moved> out) {
         moved(ticketId, c, out);
         jdbc.updateExpecting(1, TABLE, "clock write", "INSERT INTO ticket_sla_clock (ticket_id, team_id, " + COLUMNS
-                + ", updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (ticket_id, metric) DO UPDATE"
+                + ", updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (ticket_id, metric) DO UPDATE"
                 + " SET state = EXCLUDED.state, target_seconds = EXCLUDED.target_seconds, warn_percent ="
                 + " EXCLUDED.warn_percent, used_micros = EXCLUDED.used_micros, running_since = EXCLUDED.running_since,"
                 + " due_at = EXCLUDED.due_at, warn_at = EXCLUDED.warn_at, ended_at = EXCLUDED.ended_at, version ="
-                + " EXCLUDED.version, updated_at = EXCLUDED.updated_at", ticketId, teamId, c.metric().name(),
-                c.state().name(), c.target().getSeconds(), c.warnPercent(), micros(c.used()), c.runningSince(), c.due(),
-                c.warn(), c.endedAt(), c.version(), at);
+                + " EXCLUDED.version, warned = EXCLUDED.warned, updated_at = EXCLUDED.updated_at", ticketId, teamId,
+                c.metric().name(), c.state().name(), c.target().getSeconds(), c.warnPercent(), micros(c.used()),
+                c.runningSince(), c.due(), c.warn(), c.endedAt(), c.version(), c.warned(), at);
     }
 
     /** Lists {@code c} in the event when it is RUNNING with an instant to escalate at (R59). */
@@ -299,11 +321,17 @@ public class SlaClocks {
      * statement per clock made the calendar write take minutes (bench P10).
      */
     private void saveAll(UUID teamId, List<TicketClock> clocks, Instant at, List<SlaClockMoved.Moved> out) {
-        int n = clocks.size();
-        if (n == 0) {
-            return;
+        for (int from = 0; from < clocks.size(); from += SAVE_CHUNK) {
+            saveChunk(teamId, clocks.subList(from, Math.min(clocks.size(), from + SAVE_CHUNK)), at, out);
         }
-        Object[][] col = new Object[11][n];
+    }
+
+    /** Clocks per statement of {@link #saveAll}: bounded arrays, whatever the team's size (bench P10). */
+    private static final int SAVE_CHUNK = 5_000;
+
+    private void saveChunk(UUID teamId, List<TicketClock> clocks, Instant at, List<SlaClockMoved.Moved> out) {
+        int n = clocks.size();
+        Object[][] col = new Object[12][n];
         for (int k = 0; k < n; k++) {
             TicketClock tc = clocks.get(k);
             SlaClock c = tc.clock();
@@ -319,18 +347,20 @@ public class SlaClocks {
             col[8][k] = text(c.warn());
             col[9][k] = text(c.endedAt());
             col[10][k] = c.version();
+            col[11][k] = c.warned();
         }
         jdbc.updateExpecting(n, TABLE, "clock write", "UPDATE ticket_sla_clock c SET state = u.state, target_seconds ="
                 + " u.target_seconds, warn_percent = u.warn_percent, used_micros = u.used_micros, running_since ="
                 + " u.running_since::timestamptz, due_at = u.due_at::timestamptz, warn_at = u.warn_at::timestamptz,"
-                + " ended_at = u.ended_at::timestamptz, version = u.version, updated_at = ? FROM unnest(?::uuid[],"
-                + " ?::text[], ?::text[], ?::bigint[], ?::integer[], ?::bigint[], ?::text[], ?::text[], ?::text[],"
-                + " ?::text[], ?::integer[]) AS u(ticket_id, metric, state, target_seconds, warn_percent, used_micros,"
-                + " running_since, due_at, warn_at, ended_at, version) WHERE c.ticket_id = u.ticket_id AND c.metric ="
-                + " u.metric AND c.team_id = ?", at, Jdbc.array("uuid", col[0]), Jdbc.array("text", col[1]),
-                Jdbc.array("text", col[2]), Jdbc.array("bigint", col[3]), Jdbc.array("integer", col[4]),
-                Jdbc.array("bigint", col[5]), Jdbc.array("text", col[6]), Jdbc.array("text", col[7]),
-                Jdbc.array("text", col[8]), Jdbc.array("text", col[9]), Jdbc.array("integer", col[10]), teamId);
+                + " ended_at = u.ended_at::timestamptz, version = u.version, warned = u.warned, updated_at = ? FROM"
+                + " unnest(?::uuid[], ?::text[], ?::text[], ?::bigint[], ?::integer[], ?::bigint[], ?::text[], ?::text[],"
+                + " ?::text[], ?::text[], ?::integer[], ?::boolean[]) AS u(ticket_id, metric, state, target_seconds,"
+                + " warn_percent, used_micros, running_since, due_at, warn_at, ended_at, version, warned) WHERE"
+                + " c.ticket_id = u.ticket_id AND c.metric = u.metric AND c.team_id = ?", at,
+                Jdbc.array("uuid", col[0]), Jdbc.array("text", col[1]), Jdbc.array("text", col[2]),
+                Jdbc.array("bigint", col[3]), Jdbc.array("integer", col[4]), Jdbc.array("bigint", col[5]),
+                Jdbc.array("text", col[6]), Jdbc.array("text", col[7]), Jdbc.array("text", col[8]),
+                Jdbc.array("text", col[9]), Jdbc.array("integer", col[10]), Jdbc.array("boolean", col[11]), teamId);
     }
 
     /** An instant as the text of a {@code timestamptz} array element (exact to the nanosecond), or null. */

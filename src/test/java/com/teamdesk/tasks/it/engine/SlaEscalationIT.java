@@ -156,8 +156,8 @@ class SlaEscalationIT extends EngineCase {
 
     /**
      * A holiday added while a resolution clock runs moves its breach to the next working day: the breach of the old
-     * version completes as superseded at its instant, the new one breaches the clock at its own (BREACHED, the owners
-     * told once, one event), and the board lists the breach until the ticket is closed late.
+     * version is replaced (cancelled while it waits), the new one breaches the clock at its own instant (BREACHED, the
+     * owners told once, one event), and the board lists the breach until the ticket is closed late.
      */
     @Test
     void aHolidayAddedWhileAClockRunsMovesItsBreach() throws Exception {
@@ -182,9 +182,12 @@ class SlaEscalationIT extends EngineCase {
         Instant moved = row(newBreach).runAt();
         assertEquals(dueDay.plusDays(1), moved.atZone(ZoneId.of("Asia/Shanghai")).toLocalDate());
 
+        BackgroundTask replaced = row(oldBreach);
+        assertEquals(TaskStatus.CANCELLED, replaced.status(), "the newer version's breach replaced the waiting one");
+        assertTrue(replaced.lastError().startsWith("Replaced: "), replaced.lastError());
         TestClock.fixAt(due);
-        run(oldBreach);
-        assertSuperseded(oldBreach);
+        sweeps.dispatchNow(oldBreach);
+        assertEquals(replaced, row(oldBreach), "never run");
 
         TestClock.fixAt(moved);
         run(newBreach);
@@ -205,6 +208,68 @@ class SlaEscalationIT extends EngineCase {
         assertNull(resolution(ticket).due(), "closed late: settled");
         assertTrue(slas.board(team.staff(), team.id(), 50).lines().stream().noneMatch(l -> l.ticketId().equals(ticket)),
                 "a breach kept late leaves the board");
+    }
+
+    /**
+     * Found in review: a staff reply that comes after the first response's due instant, before its breach ran (a queue
+     * backlog), finds the promise broken: BREACHED at its due instant, not MET; the breach of that version still tells
+     * the owners, once.
+     */
+    @Test
+    void aReplyAfterTheDueInstantDoesNotKeepTheBrokenPromise() throws Exception {
+        UUID ticket = newTicket();
+        UUID breach = escalation(ticket, "FIRST_RESPONSE", "BREACH", 1);
+        TestClock.advance(Duration.ofMinutes(101)); // due at 100; its breach has not run yet
+        tickets.reply(team.staff(), team.id(), ticket, "Sorry for the wait");
+        SlaClock first = clock(ticket, SlaClock.Metric.FIRST_RESPONSE);
+        assertEquals(SlaClock.State.BREACHED, first.state(), "not met late");
+        assertEquals(T0.plusSeconds(100 * 60), first.endedAt(), "broken at its due instant");
+        assertNull(first.due(), "answered: off the board");
+        assertEquals(2, first.version());
+        run(breach);
+        assertEquals(TaskStatus.COMPLETED, row(breach).status());
+        assertEquals("Breach sent to 1 person.", row(breach).resultSummary());
+        assertEquals(List.of(team.owner().toString()), recipients(breach));
+        assertEquals(first, clock(ticket, SlaClock.Metric.FIRST_RESPONSE), "the breach changed the clock no further");
+    }
+
+    /**
+     * Found in review: a warning whose instant passed while its escalation waited in the queue is not lost when the
+     * ticket goes PENDING and back: the reopened clock warns at once, once; after that, no flip warns again. A customer
+     * flipping the ticket leaves at most the newest escalations waiting (older ones replaced), and a calendar written
+     * again unchanged moves nothing.
+     */
+    @Test
+    void aPassedWarningIsSentOnceAndFlipsLeaveOnlyTheNewestEscalationsWaiting() throws Exception {
+        UUID ticket = newTicket();
+        TestClock.advance(Duration.ofMinutes(80)); // the first response's warning (75) came due; not run
+        status(ticket, "PENDING");
+        TestClock.advance(Duration.ofMinutes(1));
+        status(ticket, "OPEN");
+        UUID warning = escalation(ticket, "FIRST_RESPONSE", "WARNING", 3);
+        assertEquals(T0.plusSeconds(81 * 60), row(warning).runAt(), "due at once: it was never sent");
+        run(warning);
+        assertEquals(List.of(team.staff2().toString()), recipients(warning));
+        for (int i = 0; i < 10; i++) {
+            status(ticket, "PENDING");
+            status(ticket, "OPEN");
+        }
+        assertEquals(List.of("FIRST_RESPONSE BREACH", "RESOLUTION BREACH", "RESOLUTION WARNING"),
+                fx.rows("SELECT filters->>'metric', filters->>'threshold' FROM background_task WHERE kind ="
+                        + " 'SLA_ESCALATION' AND status = 'WAITING' AND filters->>'ticketId' = ?", ticket.toString())
+                        .stream().map(r -> r[0] + " " + r[1]).sorted().toList(),
+                "the newest version's only; no second first-response warning");
+        long tasksBefore = fx.count("SELECT count(*) FROM background_task WHERE team_id = ?", team.id());
+        int versionBefore = clock(ticket, SlaClock.Metric.RESOLUTION).version();
+        String calendar = "{\"zone\":\"UTC\",\"shifts\":[{\"day\":\"MONDAY\",\"start\":\"00:00\",\"end\":\"23:59\"}]}";
+        calendars.replace(team.owner(), team.id(), json(calendar), null);
+        int versionAfterEdit = clock(ticket, SlaClock.Metric.RESOLUTION).version();
+        long tasksAfterEdit = fx.count("SELECT count(*) FROM background_task WHERE team_id = ?", team.id());
+        calendars.replace(team.owner(), team.id(), json(calendar), null);
+        assertEquals(versionBefore + 1, versionAfterEdit);
+        assertEquals(versionAfterEdit, clock(ticket, SlaClock.Metric.RESOLUTION).version(), "the same calendar again");
+        assertEquals(tasksAfterEdit, fx.count("SELECT count(*) FROM background_task WHERE team_id = ?", team.id()),
+                "and no escalation started (" + tasksBefore + " before the edit)");
     }
 
     /**

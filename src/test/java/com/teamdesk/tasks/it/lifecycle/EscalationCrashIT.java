@@ -60,6 +60,7 @@ class EscalationCrashIT {
         String killed;
         UUID ticket;
         UUID breach;
+        java.sql.Timestamp due;
         try (ServerProcess a = servers.get(0); ServerProcess b = servers.get(1)) {
             Api api = Api.at(a.root().toURL());
             Reply policies = api.send("PUT", api.uri("teams/" + t.id() + "/sla-policies"), Tokens.of(t.owner()),
@@ -73,10 +74,15 @@ class EscalationCrashIT {
             breach = (UUID) data.value("SELECT id FROM background_task WHERE once_key = ?",
                     "sla:" + ticket + ":FIRST_RESPONSE:BREACH:1");
 
+            // the breach instant, a second ago: the clock's due instant and its breach's run_at (what the dispatch sweeps
+            // of both servers see as due), moved together as thirty minutes passing would move them
+            data.exec("UPDATE ticket_sla_clock SET due_at = date_trunc('milliseconds', now()) - interval '1 second'"
+                    + " WHERE ticket_id = ? AND metric = 'FIRST_RESPONSE'", ticket);
+            due = (java.sql.Timestamp) data.value("SELECT due_at FROM ticket_sla_clock WHERE ticket_id = ? AND metric ="
+                    + " 'FIRST_RESPONSE'", ticket);
             try (RowLock clockLock = RowLock.onRows(data::connection, "ticket_sla_clock", "ticket_id = ?", ticket,
                     "FOR UPDATE")) {
-                // the breach instant: what the dispatch sweeps of both servers see as due
-                data.exec("UPDATE background_task SET run_at = now() - interval '1 second' WHERE id = ?", breach);
+                data.exec("UPDATE background_task SET run_at = ? WHERE id = ?", due, breach);
                 int worker = clockLock.awaitBlocked(CLOCK_LOCK, SYNC);
                 killed = (String) data.value("SELECT application_name FROM pg_stat_activity WHERE pid = ?", worker);
                 try (RowLock taskLock = RowLock.onRow(data::connection, "background_task", breach, "FOR NO KEY UPDATE")) {
@@ -97,12 +103,14 @@ class EscalationCrashIT {
                         breach, t.owner()) + " to others; events "
                 + data.count("SELECT count(*) FROM system_event WHERE task_id = ? AND kind = ?", breach,
                         EscalationTransaction.BREACH_EVENT)
-                + "; clock " + data.value("SELECT state || ' v' || version FROM ticket_sla_clock WHERE ticket_id = ? AND"
-                        + " metric = 'FIRST_RESPONSE'", ticket);
+                + "; clock " + data.value("SELECT state || ' v' || version || CASE WHEN ended_at = ? THEN ' at its due"
+                        + " instant' ELSE ' at ' || ended_at END FROM ticket_sla_clock WHERE ticket_id = ? AND metric ="
+                        + " 'FIRST_RESPONSE'", due, ticket);
         long otherNotes = data.count("SELECT count(*) FROM notification n JOIN background_task e ON e.id = n.task_id"
                 + " WHERE e.kind = 'SLA_ESCALATION' AND e.id <> ?", breach);
         assertAll(() -> assertTrue(killed.startsWith(ServerProcess.APPLICATION_NAME + "-sla-"), killed),
-                () -> assertEquals("COMPLETED; notifications 1 to the owner, 0 to others; events 1; clock BREACHED v2",
+                () -> assertEquals("COMPLETED; notifications 1 to the owner, 0 to others; events 1; clock BREACHED v2 at its due"
+                        + " instant",
                         outcome, "after the kill and the takeover"),
                 () -> assertEquals(0, otherNotes, "no other escalation ran"));
     }

@@ -3,6 +3,7 @@ package com.teamdesk.tasks.team.sla;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.teamdesk.tasks.team.calendar.BusinessCalendar;
 import com.teamdesk.tasks.team.calendar.BusinessCalendar.Holiday;
@@ -82,9 +83,34 @@ class SlaClockTest {
         assertEquals(State.BREACHED, settled.state());
         assertNull(settled.due(), "kept late: off the board");
         assertEquals(breached.endedAt(), settled.endedAt(), "the breach stays on record");
-        assertEquals(breached.version() + 1, settled.version());
+        assertEquals(breached.version(), settled.version(), "a BREACHED clock broke at version - 1 (R59)");
         assertSame(settled, settled.settledLate());
         assertSame(met, met.settledLate(), "only a breach is settled late");
+    }
+
+    /**
+     * Found in review (R59): a change after the due instant finds the promise broken (BREACHED at its due instant, not
+     * MET late); a warning whose instant passed before it was sent is due at once when the clock runs again, and never
+     * again once sent.
+     */
+    @Test
+    void aLateChangeBreaksThePromiseAndAPassedWarningIsSentOnce() {
+        SlaClock c = SlaClock.start(Metric.FIRST_RESPONSE, Duration.ofHours(1), 50, at(2027, 3, 1, 9, 0), WEEKDAYS);
+        SlaClock late = c.brokenBy(at(2027, 3, 1, 10, 5), WEEKDAYS);
+        assertEquals(State.BREACHED, late.state());
+        assertEquals(at(2027, 3, 1, 10, 0), late.endedAt(), "broken at its due instant");
+        assertEquals(c.version() + 1, late.version());
+        assertSame(late, late.met(at(2027, 3, 1, 10, 5), WEEKDAYS), "not met late");
+        assertSame(c, c.brokenBy(at(2027, 3, 1, 9, 59), WEEKDAYS), "not due yet");
+
+        SlaClock paused = c.pause(at(2027, 3, 1, 9, 40), WEEKDAYS); // past the 30-minute warning, not sent
+        SlaClock resumed = paused.resume(at(2027, 3, 1, 11, 0), WEEKDAYS);
+        assertEquals(at(2027, 3, 1, 11, 0), resumed.warn(), "a passed, unsent warning is due at once");
+        SlaClock warned = resumed.markWarned();
+        assertEquals(resumed.version(), warned.version(), "the breach of this version stays current");
+        SlaClock again = warned.pause(at(2027, 3, 1, 11, 5), WEEKDAYS).resume(at(2027, 3, 1, 11, 10), WEEKDAYS);
+        assertNull(again.warn(), "sent once: not due again");
+        assertTrue(again.warned());
     }
 
     /** Found in review: a promise withdrawn and made again goes on from its version; no version is used twice. */
@@ -111,7 +137,7 @@ class SlaClockTest {
         Instant noon = at(2027, 3, 1, 12, 0);
         SlaClock urgent = c.retarget(Duration.ofHours(2), 75, noon, WEEKDAYS, WEEKDAYS);
         assertEquals(noon, urgent.due(), "3 h used of a 2 h promise: due now (its breach escalates)");
-        assertNull(urgent.warn(), "its warning has passed");
+        assertNull(urgent.warn(), "due now: its breach says it, no warning beside it");
         assertEquals(Duration.ofHours(-1), urgent.leftAt(noon, WEEKDAYS));
     }
 
