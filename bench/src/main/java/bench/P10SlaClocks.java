@@ -187,9 +187,10 @@ public final class P10SlaClocks {
                 + " c.ended_at, c.version, c.updated_at FROM p10_copy m JOIN ticket_sla_clock c ON c.ticket_id ="
                 + " m.template");
         exec("INSERT INTO background_task (id, kind, team_id, owner_id, scope, filters, status, run, attempts, progress,"
-                + " run_at, created_at, updated_at, once_key) SELECT gen_random_uuid(), b.kind, b.team_id, b.owner_id,"
-                + " b.scope, jsonb_set(b.filters, '{ticketId}', to_jsonb(m.id::text)), b.status, b.run, b.attempts,"
-                + " b.progress, b.run_at, b.created_at, b.updated_at, replace(b.once_key, m.template::text, m.id::text)"
+                + " run_at, created_at, updated_at, once_key, once_group) SELECT gen_random_uuid(), b.kind, b.team_id,"
+                + " b.owner_id, b.scope, jsonb_set(b.filters, '{ticketId}', to_jsonb(m.id::text)), b.status, b.run,"
+                + " b.attempts, b.progress, b.run_at, b.created_at, b.updated_at, replace(b.once_key, m.template::text,"
+                + " m.id::text), replace(b.once_group, m.template::text, m.id::text)"
                 + " FROM p10_copy m JOIN background_task b ON b.kind = 'SLA_ESCALATION' AND b.filters->>'ticketId' ="
                 + " m.template::text");
         db.commit();

@@ -129,7 +129,7 @@ public class ContractFilter implements OASFilter {
             "timer.busy", "admin.retry_limit", "limits.invalid", "resource.not_found", "service.unavailable",
             "internal", "batch.not_found", "batch.invalid", "batch.finished", "task.after_invalid", "task.after_cycle",
             "task.after_too_deep", "task.prerequisite_not_found", "task.prerequisite_ended", "task.completion_only",
-            "task.system_only");
+            "task.system_only", "settings.invalid", "settings.email_invalid");
 
     @Override
     public void filterOpenAPI(OpenAPI api) {
@@ -409,6 +409,14 @@ public class ContractFilter implements OASFilter {
                                         .defaultValue(75))
                                 .required(List.of("priority", "firstResponseMinutes", "resolutionMinutes"))))
                 .required(List.of("policies")));
+        c.addSchema("EmailSettingsPut", OASFactory.createSchema().type(Schema.SchemaType.OBJECT)
+                .description("Issue 54 (R60): the caller's email address and which task kinds' notifications come by"
+                        + " email (a kind not named: yes)")
+                .addProperty("email", OASFactory.createSchema().type(Schema.SchemaType.STRING).nullable(true)
+                        .format("email").maxLength(com.teamdesk.tasks.team.EmailSettings.MAX_EMAIL))
+                .addProperty("kinds", OASFactory.createSchema().type(Schema.SchemaType.OBJECT)
+                        .maxProperties(com.teamdesk.tasks.team.EmailSettings.MAX_KINDS)
+                        .additionalPropertiesSchema(OASFactory.createSchema().type(Schema.SchemaType.BOOLEAN))));
         c.addSchema("ReplyCreate", OASFactory.createSchema().type(Schema.SchemaType.OBJECT)
                 .description("Issue 53 (R57): a reply on a ticket")
                 .addProperty("body", OASFactory.createSchema().type(Schema.SchemaType.STRING).minLength(1)
@@ -478,7 +486,8 @@ public class ContractFilter implements OASFilter {
                 s.setNullable(true);
             }
             boolean answer = !name.endsWith("TaskCreate") && !name.equals("BatchCreate") && !name.equals("CalendarPut")
-                    && !name.equals("SlaPoliciesPut") && !name.equals("ReplyCreate") && !name.equals("Problem");
+                    && !name.equals("SlaPoliciesPut") && !name.equals("ReplyCreate") && !name.equals("EmailSettingsPut")
+                    && !name.equals("Problem");
             if (s.getProperties() != null) {
                 Map<String, Schema> props = new LinkedHashMap<>();
                 s.getProperties().forEach((p, ps) -> props.put(p, property(ps, answer)));

@@ -99,9 +99,8 @@ class OutboxIT {
     @Test
     void aRemindersEmailLeavesOnceWithItsRowsMessageIdAndNoInjectedHeader() throws Exception {
         TestTeam t = data.newTeam();
-        data.exec("UPDATE app_user SET email = ? WHERE id = ?", "staff-" + t.staff() + "@example.test", t.staff());
-        data.exec("UPDATE app_user SET email = ? WHERE id = ?", "owner-" + t.owner() + "@example.test", t.owner());
-        data.exec("INSERT INTO notification_preference (user_id, kind, email) VALUES (?, 'REMINDER', false)", t.owner());
+        settings(t.staff(), "{\"email\":\"staff-" + t.staff() + "@example.test\"}");
+        settings(t.owner(), "{\"email\":\"owner-" + t.owner() + "@example.test\",\"kinds\":{\"REMINDER\":false}}");
         UUID ticket = ticket(t, "Printer\r\nBcc: victim@example.test \u202Eon fire");
         String before = "staff-" + t.staff() + "@example.test";
         Reply r = api.post("teams/" + t.id() + "/tasks", Tokens.of(t.staff()), "{\"kind\":\"REMINDER\",\"ticketId\":\""
@@ -126,15 +125,46 @@ class OutboxIT {
                 () -> assertEquals("OPTED_OUT,SENT", states, "the owner opted out; the staff member got it"),
                 () -> assertEquals("SENT 1 0", data.value("SELECT state || ' ' || attempts || ' ' || unknowns FROM"
                         + " outbox_message WHERE id = ?", row)));
-        // a customer of the ticket has no address: a CUSTOMER-facing row is never written for a TEAM_STAFF reminder,
-        // so the NO_ADDRESS case is a staff member without one
-        data.exec("UPDATE app_user SET email = NULL WHERE id = ?", t.staff());
+        settings(t.staff(), "{\"email\":null}"); // a staff member without an address: a NO_ADDRESS row
         Reply again = api.post("teams/" + t.id() + "/tasks", Tokens.of(t.staff()), "{\"kind\":\"REMINDER\",\"ticketId\":\""
                 + ticket + "\",\"message\":\"Again\",\"recipients\":\"ASSIGNEE\"}");
         assertEquals(202, again.status(), again.toString());
         awaitTrue(() -> "NO_ADDRESS".equals(data.value("SELECT o.state FROM outbox_message o JOIN notification n ON"
                 + " n.id = o.notification_id WHERE n.task_id = ?::uuid", again.json().getString("id"))),
                 "a recipient without an address: recorded, not dropped");
+    }
+
+    /**
+     * R60's settings through the API: the member's own; every malformed piece refused (400, its code) and nothing
+     * changed — CR/LF, a name part, a direction mark, an address too long, a kind not a kind, a choice not a boolean.
+     */
+    @Test
+    void emailSettingsAreTheMembersOwnAndMalformedOnesChangeNothing() {
+        TestTeam t = data.newTeam();
+        String me = "{\"email\":\"ada-" + t.staff() + "@example.test\",\"kinds\":{\"DIGEST\":false}}";
+        settings(t.staff(), me);
+        String token = Tokens.of(t.staff());
+        Reply read = api.get("me/email-settings", token);
+        assertEquals(200, read.status(), read.toString());
+        assertEquals("ada-" + t.staff() + "@example.test", read.json().getString("email"));
+        assertEquals(false, read.json().getJsonObject("kinds").getBoolean("DIGEST"));
+        Map<String, String> refusals = Map.of(
+                "{\"email\":\"a@b.test\\r\\nBcc: x@evil.test\"}", "settings.email_invalid",
+                "{\"email\":\"Ada <ada@b.test>\"}", "settings.email_invalid",
+                "{\"email\":\"ada@b.test\\u202e\"}", "settings.email_invalid",
+                "{\"email\":\"" + "a".repeat(250) + "@b.test\"}", "settings.email_invalid",
+                "{\"email\":5}", "settings.email_invalid",
+                "{\"email\":\"no-at-sign\"}", "settings.email_invalid",
+                "{\"kinds\":{\"reminder\":true}}", "settings.invalid",
+                "{\"kinds\":{\"REMINDER\":\"no\"}}", "settings.invalid",
+                "{\"kinds\":[]}", "settings.invalid",
+                "{\"email\":null,\"bcc\":\"x@evil.test\"}", "request.malformed");
+        refusals.forEach((body, code) -> {
+            Reply r = api.send("PUT", api.uri("me/email-settings"), token, body, null);
+            assertEquals(400, r.status(), body + " -> " + r);
+            assertEquals(code, r.problemCode().orElse(null), body + " -> " + r);
+        });
+        assertEquals(read.json(), api.get("me/email-settings", token).json(), "nothing changed");
     }
 
     /**
@@ -208,6 +238,12 @@ class OutboxIT {
     }
 
     // ---- helpers ----
+
+    /** Sets a member's email settings through the API (R60). */
+    private static void settings(UUID user, String body) {
+        Reply r = api.send("PUT", api.uri("me/email-settings"), Tokens.of(user), body, null);
+        assertEquals(200, r.status(), r.toString());
+    }
 
     /** @return an OPEN ticket of the team's customer, assigned to its staff member */
     private static UUID ticket(TestTeam t, String title) {
