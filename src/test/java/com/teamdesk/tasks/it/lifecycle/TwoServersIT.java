@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.icegreen.greenmail.util.GreenMail;
 import com.icegreen.greenmail.util.ServerSetup;
+import com.teamdesk.tasks.it.export.RowLock;
 import com.teamdesk.tasks.it.support.Api;
 import com.teamdesk.tasks.it.support.Api.Reply;
 import com.teamdesk.tasks.it.support.TestData.TestTeam;
@@ -29,15 +30,30 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Issue 54 (R60) on two real server processes relaying one outbox to a real SMTP server (GreenMail, in this JVM) through
- * a proxy that can lose a reply ({@link SmtpCutProxy}). Reminders are created through the API and run by the servers'
- * own workers; their emails leave through the servers' own relays (every second, on their timer threads).
+ * Issues 54 and 53 on two real server processes sharing one database and one Redis, timers and workers on (one boot of
+ * two servers for both: boots are most of the suite's time):
+ * <ul>
+ * <li>R60: both relay one outbox to a real SMTP server (GreenMail, in this JVM) through a proxy that can lose a reply
+ * ({@link SmtpCutProxy}); reminders are created through the API and run by the servers' own workers, their emails
+ * leave through the servers' own relays (every second, on their timer threads);</li>
+ * <li>R59, last (it kills one server): a ticket's breach escalation is due; whichever server's worker takes it is
+ * stopped inside the escalation's transaction — after the BREACHED, the owners' notification and the event were
+ * written, before the lease-checked completion — and killed with SIGKILL there; the other takes the run over (the
+ * queue's stalled check or R19) and breaches the clock once. "Inside the transaction" is made deterministic with row
+ * locks held by the test ({@link RowLock}), as {@link ReminderCrashIT} does: the clock's row lock stops the worker at
+ * its clock {@code FOR UPDATE} (after its claim, the team lock and the lease read); the test then takes the task row
+ * ({@code FOR NO KEY UPDATE}) and lets the clock go, so the worker writes and stops at its completion UPDATE. The
+ * statement it left waiting is terminated after the kill, so the dead process writes nothing more.</li>
+ * </ul>
  */
-class OutboxIT {
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class TwoServersIT {
     /** Deletes the Redis keys of this class's prefixes after the class, when its servers have stopped. */
     @RegisterExtension
     static final RedisPrefixCleanup REDIS = new RedisPrefixCleanup();
@@ -46,7 +62,13 @@ class OutboxIT {
     @RegisterExtension
     static final PrivateSchema data = PrivateSchema.perClass();
 
+    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(TwoServersIT.class.getName());
     private static final Duration READY = Duration.ofSeconds(180);
+    private static final Duration SYNC = Duration.ofSeconds(60);
+    /** Start of the escalation's clock lock (SlaClocks.lockForEscalation). */
+    private static final String CLOCK_LOCK = "SELECT k.title, k.assignee_id";
+    /** Start of the lease-checked completion (JdbcTaskLedger.complete). */
+    private static final String COMPLETION = "UPDATE background_task SET status = 'COMPLETED'";
     private static final Duration CONVERGE = Duration.ofSeconds(120);
     private static final String DOMAIN = "teamdesk.test";
 
@@ -63,7 +85,7 @@ class OutboxIT {
         }
         mail = startMail();
         proxy = SmtpCutProxy.start(smtpPort);
-        Map<String, String> env = ServerProcess.env(data, REDIS.create("it-outbox"), Map.of());
+        Map<String, String> env = ServerProcess.env(data, REDIS.create("it-two"), Map.of());
         env.put("TEAMDESK_MAIL_HOST", "127.0.0.1");
         env.put("TEAMDESK_MAIL_PORT", Integer.toString(proxy.port()));
         env.put("TEAMDESK_MAIL_FROM", "TeamDesk <desk@" + DOMAIN + ">");
@@ -71,7 +93,14 @@ class OutboxIT {
         env.put("TEAMDESK_MAIL_TIMEOUT_MS", "5000");
         env.put("TEAMDESK_OUTBOX_BACKOFF_MS", "300");
         env.put("TEAMDESK_OUTBOX_UNREACHABLE_RETRY_MS", "300");
-        servers = ServerProcess.startReady(READY, env, "outbox-a", "outbox-b");
+        // a dead worker's run is taken over within seconds: a 2 s queue lock, a 1 s stalled check, a 5 s stall threshold
+        env.put("TEAMDESK_TIMERS_ENABLED", "true");
+        env.put("TEAMDESK_WORKER_LOCK_DURATION_MS", "2000");
+        env.put("TEAMDESK_WORKER_LOCK_RENEW_MS", "500");
+        env.put("TEAMDESK_WORKER_STALLED_INTERVAL_MS", "1000");
+        env.put("TEAMDESK_WORKER_SHUTDOWN_GRACE_MS", "5000");
+        env.put("TEAMDESK_RECOVERY_STALL_THRESHOLD_MS", "5000");
+        servers = ServerProcess.startReady(READY, env, "two-a", "two-b");
         api = Api.at(servers.get(0).root().toURL());
     }
 
@@ -228,13 +257,74 @@ class OutboxIT {
         assertAll(() -> assertEquals(cuts + 1, proxy.cuts(), "one reply was lost"),
                 () -> assertEquals(2, got.size(), "the receiver saw it twice: once unanswered, once answered"),
                 () -> assertEquals(List.of("<" + row + "@" + DOMAIN + ">", "<" + row + "@" + DOMAIN + ">"),
-                        got.stream().map(OutboxIT::messageId).toList(), "with one Message-ID"),
+                        got.stream().map(TwoServersIT::messageId).toList(), "with one Message-ID"),
                 () -> assertEquals("SENT 2 1", data.value("SELECT state || ' ' || attempts || ' ' || unknowns FROM"
                         + " outbox_message WHERE team_id = ?", t.id())));
         String metrics = Api.atRoot(servers.get(0).root()).getRoot("metrics").body()
                 + Api.atRoot(servers.get(1).root()).getRoot("metrics").body();
         assertTrue(metrics.lines().anyMatch(l -> l.startsWith("teamdesk_outbox_deliveries_total{")
                 && l.contains("outcome=\"unknown\"") && !l.endsWith(" 0.0")), metrics);
+    }
+
+    /** R59, last: it kills one of the two servers (see the class). */
+    @Test
+    @org.junit.jupiter.api.Order(Integer.MAX_VALUE)
+    void twoServersAndASigkillInsideTheBreachGiveOneBreach() throws Exception {
+        TestTeam t = data.newTeam();
+        String token = Tokens.of(t.staff());
+        String killed;
+        ServerProcess a = servers.get(0);
+        ServerProcess b = servers.get(1);
+        Reply policies = api.send("PUT", api.uri("teams/" + t.id() + "/sla-policies"), Tokens.of(t.owner()),
+                "{\"policies\":[{\"priority\":\"NORMAL\",\"firstResponseMinutes\":30,\"resolutionMinutes\":600}]}",
+                null);
+        assertEquals(200, policies.status(), policies.toString());
+        Reply created = api.post("teams/" + t.id() + "/tickets", token, "{\"title\":\"VPN down\",\"assigneeId\":\""
+                + t.staff() + "\"}");
+        assertEquals(201, created.status(), created.toString());
+        UUID ticket = UUID.fromString(created.json().getString("id"));
+        UUID breach = (UUID) data.value("SELECT id FROM background_task WHERE once_key = ?",
+                "sla:" + ticket + ":FIRST_RESPONSE:BREACH:1");
+
+        // the breach instant, a second ago: the clock's due instant and its breach's run_at (what the dispatch sweeps
+        // of both servers see as due), moved together as thirty minutes passing would move them
+        data.exec("UPDATE ticket_sla_clock SET due_at = date_trunc('milliseconds', now()) - interval '1 second'"
+                + " WHERE ticket_id = ? AND metric = 'FIRST_RESPONSE'", ticket);
+        java.sql.Timestamp due = (java.sql.Timestamp) data.value("SELECT due_at FROM ticket_sla_clock WHERE ticket_id = ? AND metric ="
+                + " 'FIRST_RESPONSE'", ticket);
+        try (RowLock clockLock = RowLock.onRows(data::connection, "ticket_sla_clock", "ticket_id = ?", ticket,
+                "FOR UPDATE")) {
+            data.exec("UPDATE background_task SET run_at = ? WHERE id = ?", due, breach);
+            int worker = clockLock.awaitBlocked(CLOCK_LOCK, SYNC);
+            killed = (String) data.value("SELECT application_name FROM pg_stat_activity WHERE pid = ?", worker);
+            try (RowLock taskLock = RowLock.onRow(data::connection, "background_task", breach, "FOR NO KEY UPDATE")) {
+                clockLock.release();
+                taskLock.awaitBlocked(COMPLETION, SYNC);
+                ServerProcess victim = killed.equals(ServerProcess.applicationName("two-a")) ? a : b;
+                LOG.info(() -> "killing " + victim + " inside the breach's transaction");
+                victim.process().destroyForcibly();
+                assertTrue(victim.awaitExit(SYNC), "SIGKILL");
+                assertEquals(1, taskLock.terminateWaiters(), "the dead server's completion was still waiting");
+            }
+        }
+        awaitTrue(() -> "COMPLETED".equals(data.value("SELECT status FROM background_task WHERE id = ?", breach)),
+                "the survivor took the run over");
+        String outcome = data.value("SELECT status FROM background_task WHERE id = ?", breach) + "; notifications "
+                + data.count("SELECT count(*) FROM notification WHERE task_id = ? AND recipient_id = ?", breach, t.owner())
+                + " to the owner, " + data.count("SELECT count(*) FROM notification WHERE task_id = ? AND recipient_id <> ?",
+                        breach, t.owner()) + " to others; events "
+                + data.count("SELECT count(*) FROM system_event WHERE task_id = ? AND kind = ?", breach,
+                        com.teamdesk.tasks.task.escalation.EscalationTransaction.BREACH_EVENT)
+                + "; clock " + data.value("SELECT state || ' v' || version || CASE WHEN ended_at = ? THEN ' at its due"
+                        + " instant' ELSE ' at ' || ended_at END FROM ticket_sla_clock WHERE ticket_id = ? AND metric ="
+                        + " 'FIRST_RESPONSE'", due, ticket);
+        long otherNotes = data.count("SELECT count(*) FROM notification n JOIN background_task e ON e.id = n.task_id"
+                + " WHERE e.kind = 'SLA_ESCALATION' AND e.id <> ?", breach);
+        assertAll(() -> assertTrue(killed.startsWith(ServerProcess.APPLICATION_NAME + "-two-"), killed),
+                () -> assertEquals("COMPLETED; notifications 1 to the owner, 0 to others; events 1; clock BREACHED v2 at its due"
+                        + " instant",
+                        outcome, "after the kill and the takeover"),
+                () -> assertEquals(0, otherNotes, "no other escalation ran"));
     }
 
     // ---- helpers ----
