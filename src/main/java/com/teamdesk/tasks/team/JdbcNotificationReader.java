@@ -8,7 +8,8 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * Reads a member's notifications, newest first, in keyset order {@code (created_at, id)} descending. When
+ * Reads a member's notifications, newest first, in keyset order {@code (created_at, id)} descending, each with its
+ * email's delivery (R60: its outbox row, unique per notification and channel). When
  * PostgreSQL cannot answer it throws {@link com.teamdesk.tasks.platform.TableAccessException}.
  */
 @ApplicationScoped
@@ -22,10 +23,11 @@ public class JdbcNotificationReader {
      * @param limit rows to read (&gt; 0)
      */
     public List<NotificationRow> list(UUID recipientId, KeysetCursor after, int limit) {
-        String sql = "SELECT id, team_id, recipient_id, task_id, ticket_id, message, created_at, read_at"
-                + " FROM notification WHERE recipient_id = ?"
-                + (after == null ? "" : " AND (created_at, id) < (?, ?)")
-                + " ORDER BY created_at DESC, id DESC LIMIT ?";
+        String sql = "SELECT n.id, n.team_id, n.recipient_id, n.task_id, n.ticket_id, n.message, n.created_at, n.read_at,"
+                + " o.channel, o.state, o.attempts, o.last_error, o.sent_at FROM notification n LEFT JOIN outbox_message o"
+                + " ON o.notification_id = n.id AND o.channel = 'EMAIL' WHERE n.recipient_id = ?"
+                + (after == null ? "" : " AND (n.created_at, n.id) < (?, ?)")
+                + " ORDER BY n.created_at DESC, n.id DESC LIMIT ?";
         List<Object> args = new ArrayList<>(4);
         args.add(recipientId);
         if (after != null) {
@@ -35,6 +37,8 @@ public class JdbcNotificationReader {
         args.add(limit);
         return jdbc.query(Tables.NOTIFICATION, "notification read", sql, rs -> new NotificationRow(Jdbc.uuid(rs, 1),
                 Jdbc.uuid(rs, 2), Jdbc.uuid(rs, 3), Jdbc.uuid(rs, 4), Jdbc.uuid(rs, 5), rs.getString(6),
-                Jdbc.instant(rs, 7), Jdbc.instant(rs, 8)), args.toArray());
+                Jdbc.instant(rs, 7), Jdbc.instant(rs, 8), rs.getString(9) == null ? null
+                        : new NotificationRow.Delivery(rs.getString(9), rs.getString(10), rs.getInt(11), rs.getString(12),
+                                Jdbc.instant(rs, 13))), args.toArray());
     }
 }

@@ -154,6 +154,12 @@ class TwoServersIT {
                 () -> assertEquals("OPTED_OUT,SENT", states, "the owner opted out; the staff member got it"),
                 () -> assertEquals("SENT 1 0", data.value("SELECT state || ' ' || attempts || ' ' || unknowns FROM"
                         + " outbox_message WHERE id = ?", row)));
+        // the recipient sees where it went (R60): the notification's email delivery
+        jakarta.json.JsonObject delivery = api.get("me/notifications", Tokens.of(t.staff())).json().getJsonArray("items")
+                .getValuesAs(jakarta.json.JsonObject.class).stream().filter(n -> task.equals(n.getString("taskId")))
+                .findFirst().orElseThrow().getJsonArray("deliveries").getJsonObject(0);
+        assertEquals("EMAIL SENT 1", delivery.getString("channel") + " " + delivery.getString("state") + " "
+                + delivery.getInt("attempts"), delivery.toString());
         settings(t.staff(), "{\"email\":null}"); // a staff member without an address: a NO_ADDRESS row
         Reply again = api.post("teams/" + t.id() + "/tasks", Tokens.of(t.staff()), "{\"kind\":\"REMINDER\",\"ticketId\":\""
                 + ticket + "\",\"message\":\"Again\",\"recipients\":\"ASSIGNEE\"}");
