@@ -128,6 +128,8 @@ demo() {
     head -n 8 "$ROOT/$csv"
     printf '%s--- ---%s\n' "$DIM" "$R"
 
+    demo_email "$token" "$tmp"
+
     cat <<EOF
 
 ${B}The same by hand with curl:${R}
@@ -142,4 +144,43 @@ ${B}The same by hand with curl:${R}
   Other users: ${USERS// /, } (ada owns team demo, ben/chen are staff, dana/eli/fang customers,
   zed owns team other). Stop the server with ./teamdesk down.
 EOF
+}
+
+# Issue 54: a reminder's email, from the reminder's transaction through the outbox and the relay to the local mail
+# catcher (only when ./teamdesk up started it: a real relay's mailboxes are not ours to read).
+demo_email() { # demo_email <token> <tmp dir>
+    local token=$1 tmp=$2 ticket assignee marker code id status deadline file
+    mailcatcher_pid >/dev/null || return 0
+    ticket=$(app_psql -d "$DB_NAME" -tA -F ' ' -c "SELECT t.id, u.username FROM ticket t JOIN app_user u ON
+        u.id = t.assignee_id WHERE t.team_id = '$DEMO_TEAM_ID' AND t.status = 'OPEN' AND u.email IS NOT NULL
+        ORDER BY t.created_at LIMIT 1")
+    [ -n "$ticket" ] || die "The demo team has no OPEN ticket assigned to someone with an email address: re-seed (./teamdesk seed)."
+    assignee=${ticket#* }
+    ticket=${ticket%% *}
+    marker="Demo reminder $(date -u +%H:%M:%S)"
+    step "A reminder by email: POST a REMINDER of ticket $ticket to its assignee, $assignee"
+    code=$(curl -sS -o "$tmp/reminder.json" -w '%{http_code}' -X POST -H "Authorization: Bearer $token" \
+        -H 'Content-Type: application/json' --data "{\"kind\":\"REMINDER\",\"ticketId\":\"$ticket\",\"message\":\"$marker: please look at this ticket\",\"recipients\":\"ASSIGNEE\"}" \
+        "$BASE_URL/api/v1/teams/$DEMO_TEAM_ID/tasks") || die "POST failed (curl error)"
+    [ "$code" = 202 ] || die "Expected 202 Accepted, got $code: $(head -c 600 "$tmp/reminder.json")"
+    id=$(jq -r '.id' "$tmp/reminder.json")
+    deadline=$((SECONDS + 60))
+    until status=$(curl -sS -H "Authorization: Bearer $token" "$BASE_URL/api/v1/tasks/$id" | jq -r '.status') &&
+        [ "$status" = COMPLETED ] || [ "$status" = FAILED ]; do
+        [ "$SECONDS" -lt "$deadline" ] || die "The reminder is still $status after 60 s. Look at .run/payara.log."
+        sleep 0.5
+    done
+    [ "$status" = COMPLETED ] || die "The reminder FAILED: $(curl -sS -H "Authorization: Bearer $token" "$BASE_URL/api/v1/tasks/$id" | jq -r .lastError)"
+    ok "task $id COMPLETED: its notification and its email's outbox row committed in the reminder's transaction"
+    step "Waiting for the relay to deliver it to the mail catcher (${MAIL_DIR#"$ROOT"/}/new)"
+    deadline=$((SECONDS + 30))
+    until file=$(mail_file_with "$marker"); do
+        [ "$SECONDS" -lt "$deadline" ] || die "No email with '$marker' arrived within 30 s: look at .run/payara.log and ${MAILCATCHER_LOG#"$ROOT"/}."
+        sleep 0.5
+    done
+    ok "arrived: ${file#"$ROOT"/}"
+    printf '%s--- its headers ---%s\n' "$DIM" "$R"
+    sed -n '1,/^\r\{0,1\}$/p' "$file" | grep -iE '^(From|To|Subject|Message-ID|Date|Auto-Submitted):' | tr -d '\r'
+    printf '%s--- ---%s\n' "$DIM" "$R"
+    info "$assignee sees where it went: GET /api/v1/me/notifications (deliveries), as TOKEN=\$(./teamdesk token $assignee)"
 }

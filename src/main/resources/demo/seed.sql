@@ -28,6 +28,11 @@ INSERT INTO app_user (id, username, display_name) VALUES
     ('05e40000-0000-4000-8000-000000000008', 'ops',  'Ops On Call')
 ON CONFLICT DO NOTHING;
 
+-- Issue 54: the demo users' email addresses (a reserved test domain: ./teamdesk up's local mail catcher takes them);
+-- an address set later (PUT /api/v1/me/email-settings) is kept.
+UPDATE app_user SET email = username || '@demo.teamdesk.test'
+WHERE id::text LIKE '05e40000-0000-4000-8000-00000000000_' AND email IS NULL;
+
 INSERT INTO team (id, slug, name) VALUES
     ('7ea40000-0000-4000-8000-000000000001', 'demo',  'Demo Support'),
     ('7ea40000-0000-4000-8000-000000000002', 'other', 'Other Co')
