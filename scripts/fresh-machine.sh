@@ -300,15 +300,16 @@ run_release() { # run_release <codename>: 0 when every step passed
     fi
     csv=$(find "$root/root/teamdesk" -maxdepth 1 -name 'export-*.csv' -printf '%f\n' | head -n 1)
     console=$(grep -o "The console: http://127.0.0.1:$APP_PORT/" "$logs/up.log" | head -n 1 || true)
-    if [ -z "$csv" ] || ! grep -q '^==> Downloading GET /api/v1/tasks/' "$logs/up.log" || [ -z "$console" ]; then
+    mail=$(grep -o 'arrived: \.run/mail/new/[^ ]*' "$logs/up.log" | head -n 1 || true)
+    if [ -z "$csv" ] || ! grep -q '^==> Downloading GET /api/v1/tasks/' "$logs/up.log" || [ -z "$console" ] || [ -z "$mail" ]; then
         show_tail "$logs/up.log"
-        fail_release "$codename" "$t0" "./teamdesk up exited 0 but did not show the main job, download the CSV and print the console's URL"
+        fail_release "$codename" "$t0" "./teamdesk up exited 0 but did not show the main job, download the CSV, show the reminder's email arriving and print the console's URL"
         return 1
     fi
     lines=$(wc -l <"$root/root/teamdesk/$csv")
-    grep -E '^(==> (Checking prerequisites|apt-get install|PostgreSQL|Redis|Building|Starting|Creating|Downloading)|    ok  (Java|202|export-|started|healthy)|    \(the cluster)' \
+    grep -E '^(==> (Checking prerequisites|apt-get install|PostgreSQL|Redis|A local mail catcher|Building|Starting|Creating|Downloading|A reminder by email)|    ok  (Java|202|export-|started|healthy|arrived)|    \(the cluster)|^(To|Subject): ' \
         "$logs/up.log" | cut -c 1-160 | sed 's/^/    | /'
-    info "main job shown, $csv downloaded ($lines lines); $console"
+    info "main job shown, $csv downloaded ($lines lines), the reminder's email $mail; $console"
 
     step "scripts/test-launcher.sh   (the launcher's own checks, on this minimal root)"
     if ! in_root "$root" 300 "$logs/test-launcher.log" 'scripts/test-launcher.sh'; then
