@@ -117,6 +117,8 @@ public final class BusinessCalendar {
         });
     }
 
+    /** Most holidays of a calendar (its import included). */
+    public static final int MAX_HOLIDAYS = 1000;
     /** The first day a holiday may fall on. */
     public static final LocalDate FIRST_DAY = LocalDate.of(1900, 1, 1);
     /** The last day a holiday may fall on. */

@@ -35,7 +35,7 @@ import net.fortuna.ical4j.model.property.DtStart;
  */
 public final class HolidayImport {
     /** Most events of one file. */
-    public static final int MAX_EVENTS = TeamCalendars.MAX_HOLIDAYS;
+    public static final int MAX_EVENTS = BusinessCalendar.MAX_HOLIDAYS;
 
     private HolidayImport() {
     }

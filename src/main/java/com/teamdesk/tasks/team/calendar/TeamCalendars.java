@@ -49,8 +49,8 @@ public class TeamCalendars {
     public static final Set<String> FIELDS = Set.of("zone", "shifts", "holidays");
     /** Most shifts in a week. */
     public static final int MAX_SHIFTS = 100;
-    /** Most holidays of a calendar. */
-    public static final int MAX_HOLIDAYS = 1000;
+    /** Most holidays of a calendar ({@link BusinessCalendar#MAX_HOLIDAYS}). */
+    public static final int MAX_HOLIDAYS = BusinessCalendar.MAX_HOLIDAYS;
     /** Longest holiday name, in characters. */
     public static final int MAX_NAME = BusinessCalendar.MAX_NAME;
 
