@@ -11,6 +11,7 @@ import com.icegreen.greenmail.util.ServerSetup;
 import com.teamdesk.tasks.it.export.RowLock;
 import com.teamdesk.tasks.it.support.Api;
 import com.teamdesk.tasks.it.support.Api.Reply;
+import com.teamdesk.tasks.it.support.Poll;
 import com.teamdesk.tasks.it.support.TestData.TestTeam;
 import com.teamdesk.tasks.it.support.Tokens;
 import com.teamdesk.tasks.testing.RedisPrefixCleanup;
@@ -19,7 +20,6 @@ import jakarta.mail.internet.InternetAddress;
 import jakarta.mail.internet.MimeMessage;
 import java.net.ServerSocket;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -380,14 +380,8 @@ class TwoServersIT {
         }
     }
 
-    /** Bounded poll (detects a state the servers reach on their own threads; orders nothing). */
+    /** Bounded poll (detects a state the servers reach on their own threads; orders nothing): {@link Poll#until}. */
     private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
-        Instant deadline = Instant.now().plus(CONVERGE);
-        while (!condition.getAsBoolean()) {
-            if (Instant.now().isAfter(deadline)) {
-                throw new AssertionError(what + ": not within " + CONVERGE);
-            }
-            Thread.sleep(100);
-        }
+        Poll.until(condition, CONVERGE, what + ": not within " + CONVERGE);
     }
 }
